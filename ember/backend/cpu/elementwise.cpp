@@ -1,0 +1,91 @@
+// CPU kernels of the elementwise ops (expanded from the lists in ops/elementwise_ops.h), copy
+// with dtype conversion, and fill.
+#include <algorithm>
+
+#include "ember/backend/cpu/loops.h"
+#include "ember/backend/cpu/register.h"
+#include "ember/ops/math.h"
+
+namespace ember::cpu {
+namespace {
+
+template <class F, DTypeSet Types>
+void unary_kernel(const Tensor& out, const Tensor& in) {
+  dispatch_dtype<Types>(out.dtype(), "unary kernel", [&]<class T>() {
+    ElementwiseIter it;
+    it.add_output(out);
+    it.add_input(in);
+    it.build();
+    unary_rows<T, T>(it, F());
+  });
+}
+
+template <class F, DTypeSet Types>
+void binary_kernel(const Tensor& out, const Operand& a, const Operand& b) {
+  const DType dt = a.tensor ? a.tensor->dtype() : b.tensor->dtype();
+  dispatch_dtype<Types>(dt, "binary kernel", [&]<class T>() { run_binary<T>(out, a, b, F()); });
+}
+
+void copy_kernel(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
+      dst.numel() == src.numel()) {
+    const size_t nbytes = dst.nbytes();
+    char* d = static_cast<char*>(dst.data_ptr());
+    const char* s = static_cast<const char*>(src.data_ptr());
+    parallel_for(0, int64_t(nbytes), int64_t(1) << 20, [&](int64_t b, int64_t e) {
+      std::memcpy(d + b, s + b, size_t(e - b));
+    });
+    return;
+  }
+  ElementwiseIter it;
+  it.add_output(dst);
+  it.add_input(src);
+  it.build();
+  dispatch_dtype(dst.dtype(), "copy", [&]<class D>() {
+    dispatch_dtype(src.dtype(), "copy", [&]<class S>() {
+      unary_rows<D, S>(it, [](opmath_t<S> v) { return convert<D>(v); });
+    });
+  });
+}
+
+void fill_kernel(const Tensor& dst, const Scalar& value) {
+  if (dst.numel() == 0) return;
+  dispatch_dtype(dst.dtype(), "fill", [&]<class T>() {
+    const T v = value.to<T>();
+    if (dst.is_contiguous()) {
+      T* p = static_cast<T*>(dst.data_ptr());
+      parallel_for(0, dst.numel(), kElementwiseGrain,
+                   [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });
+      return;
+    }
+    ElementwiseIter it;
+    it.add_output(dst);
+    it.build();
+    parallel_for(0, it.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+      it.for_each_row(b, e, [&](char** p, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      });
+    });
+  });
+}
+
+}  // namespace
+
+void register_elementwise(KernelTable& t) {
+#define EMBER_REGISTER(name, F, dtypes, ...) \
+  t.unary[int(UnaryOp::name)] = &unary_kernel<math::F, dtypes>;
+  EMBER_UNARY_OPS(EMBER_REGISTER)
+#undef EMBER_REGISTER
+#define EMBER_REGISTER(name, F, dtypes, ...) \
+  t.binary[int(BinaryOp::name)] = &binary_kernel<math::F, dtypes>;
+  EMBER_BINARY_OPS(EMBER_REGISTER)
+#undef EMBER_REGISTER
+#define EMBER_REGISTER(name, F) t.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
+  EMBER_COMPARE_OPS(EMBER_REGISTER)
+#undef EMBER_REGISTER
+  t.copy = &copy_kernel;
+  t.fill = &fill_kernel;
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,106 @@
+// Batched matrix product on the CPU: float32 through oneDNN's sgemm (about 97% of one core's
+// AVX-512 peak here; OpenBLAS reaches half of that under this machine's OPENBLAS_CORETYPE=Haswell,
+// see benchmarks/RESULTS.md), float64 through OpenBLAS's dgemm, other dtypes by a plain loop.
+#include <cblas.h>
+#include <dnnl.h>
+
+#include "ember/backend/cpu/loops.h"
+#include "ember/backend/cpu/register.h"
+
+namespace ember::cpu {
+namespace {
+
+// How a [rows, cols] matrix with element strides (rs, cs) is handed to BLAS: row-major ('N') or
+// as the transpose of a row-major matrix ('T'), with its leading dimension.
+struct Layout {
+  bool ok;
+  char trans;
+  int64_t ld;
+};
+
+Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  // Strides of size-1 dims are arbitrary; BLAS wants ld >= the row length.
+  if (cols == 1 || cs == 1) {
+    const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : rs;
+    if (ld >= std::max<int64_t>(cols, 1)) return {true, 'N', ld};
+  }
+  if (rows == 1 || rs == 1) {
+    const int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : cs;
+    if (ld >= std::max<int64_t>(rows, 1)) return {true, 'T', ld};
+  }
+  return {false, 'N', 0};
+}
+
+// out[n, m] = a[n, k] @ b[k, m] by the definition, accumulating in the op-math type.
+template <class T>
+void naive_gemm(int64_t n, int64_t m, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b,
+                int64_t brs, int64_t bcs, T* out) {
+  using A = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < m; ++j) {
+      A acc = A(0);
+      for (int64_t p = 0; p < k; ++p) {
+        if constexpr (std::is_same_v<T, bool>) acc = acc || (a[i * ars + p * acs] && b[p * brs + j * bcs]);
+        else acc += A(a[i * ars + p * acs]) * A(b[p * brs + j * bcs]);
+      }
+      out[i * m + j] = T(acc);
+    }
+  }
+}
+
+// Products this small cost less by the loop than through a library call.
+constexpr int64_t kSmallProduct = 4096;
+
+template <class T>
+void gemm(int64_t n, int64_t m, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b,
+          int64_t brs, int64_t bcs, T* out) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    const Layout la = blas_layout(n, k, ars, acs), lb = blas_layout(k, m, brs, bcs);
+    if (la.ok && lb.ok && n * m * k > kSmallProduct) {
+      if constexpr (std::is_same_v<T, float>) {
+        const dnnl_status_t st = dnnl_sgemm(la.trans, lb.trans, n, m, k, 1.0f, a, la.ld, b, lb.ld,
+                                            0.0f, out, std::max<int64_t>(m, 1));
+        EMBER_CHECK(st == dnnl_success, "[matmul] oneDNN sgemm failed with status ", int(st));
+      } else {
+        cblas_dgemm(CblasRowMajor, la.trans == 'N' ? CblasNoTrans : CblasTrans,
+                    lb.trans == 'N' ? CblasNoTrans : CblasTrans, int(n), int(m), int(k), 1.0, a,
+                    int(la.ld), b, int(lb.ld), 0.0, out, int(std::max<int64_t>(m, 1)));
+      }
+      return;
+    }
+  }
+  naive_gemm(n, m, k, a, ars, acs, b, brs, bcs, out);
+}
+
+void bmm_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t batch = out.sizes()[0], n = out.sizes()[1], m = out.sizes()[2];
+  const int64_t k = a.sizes()[2];
+  if (out.numel() == 0) return;
+  dispatch_dtype<kNumericTypes>(out.dtype(), "matmul", [&]<class T>() {
+    T* o = static_cast<T*>(out.data_ptr());
+    if (k == 0) {
+      std::fill(o, o + out.numel(), T(0));
+      return;
+    }
+    const T* pa = static_cast<const T*>(a.data_ptr());
+    const T* pb = static_cast<const T*>(b.data_ptr());
+    const auto sa = a.strides(), sb = b.strides();
+    auto one = [&](int64_t i) {
+      gemm<T>(n, m, k, pa + i * sa[0], sa[1], sa[2], pb + i * sb[0], sb[1], sb[2], o + i * n * m);
+    };
+    // Many small products: one per thread. Few large ones: the library threads each product.
+    if (batch > 1 && n * m * k < (int64_t(1) << 18)) {
+      parallel_for(0, batch, 1, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) one(i);
+      });
+    } else {
+      for (int64_t i = 0; i < batch; ++i) one(i);
+    }
+  });
+}
+
+}  // namespace
+
+void register_matmul(KernelTable& t) { t.bmm = &bmm_kernel; }
+
+}  // namespace ember::cpu

@@ -1,0 +1,132 @@
+// Random sampling, arange/linspace and randperm on the CPU.
+#include <cmath>
+#include <numbers>
+
+#include "ember/backend/cpu/loops.h"
+#include "ember/backend/cpu/register.h"
+
+namespace ember::cpu {
+namespace {
+
+// Uniform in [0, 1) from 24 random bits (float) or 53 (double), as PyTorch does.
+inline float uniform_f(uint32_t x) { return float(x >> 8) * (1.0f / 16777216.0f); }
+inline double uniform_d(uint32_t hi, uint32_t lo) {
+  return double(((uint64_t(hi) << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// Element i of the output is produced by Philox block (base + i / kPerBlock), so it does not
+// depend on threads (Note [Deterministic reductions] has the same aim for sums).
+template <class T>
+void random_typed(RandomDist dist, T* out, int64_t n, uint64_t key, uint64_t base, double a,
+                  double b) {
+  parallel_for(0, (n + 1) / 2, 4096, [&](int64_t pb, int64_t pe) {
+    for (int64_t pair = pb; pair < pe; ++pair) {
+      // One block of four words makes two elements (pair 2p, 2p+1).
+      const auto w = philox(key, base + uint64_t(pair), 0);
+      const int64_t i = 2 * pair;
+      double v0 = 0, v1 = 0;
+      switch (dist) {
+        case RandomDist::Uniform:
+          if constexpr (std::is_same_v<T, double>) {
+            v0 = uniform_d(w[0], w[1]);
+            v1 = uniform_d(w[2], w[3]);
+          } else {
+            v0 = uniform_f(w[0]);
+            v1 = uniform_f(w[1]);
+          }
+          v0 = a + (b - a) * v0;
+          v1 = a + (b - a) * v1;
+          break;
+        case RandomDist::Normal: {
+          // Box-Muller: two uniforms give two independent normals.
+          const double u1 = 1.0 - uniform_d(w[0], w[1]);  // in (0, 1]: log is finite
+          const double u2 = uniform_d(w[2], w[3]);
+          const double r = std::sqrt(-2.0 * std::log(u1));
+          v0 = a + b * r * std::cos(2.0 * std::numbers::pi * u2);
+          v1 = a + b * r * std::sin(2.0 * std::numbers::pi * u2);
+          break;
+        }
+        case RandomDist::Integer: {
+          const uint64_t range = uint64_t(int64_t(b) - int64_t(a));
+          const uint64_t r0 = ((uint64_t(w[0]) << 32) | w[1]) % range;
+          const uint64_t r1 = ((uint64_t(w[2]) << 32) | w[3]) % range;
+          out[i] = T(opmath_t<T>(int64_t(a) + int64_t(r0)));
+          if (i + 1 < n) out[i + 1] = T(opmath_t<T>(int64_t(a) + int64_t(r1)));
+          continue;
+        }
+      }
+      out[i] = T(opmath_t<T>(v0));
+      if (i + 1 < n) out[i + 1] = T(opmath_t<T>(v1));
+    }
+  });
+}
+
+void random_kernel(RandomDist dist, const Tensor& out, Generator& gen, double a, double b) {
+  EMBER_ASSERT(out.is_contiguous(), "random output must be contiguous");
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const uint64_t key = gen.initial_seed();
+  const uint64_t base = gen.reserve(uint64_t((n + 1) / 2));
+  dispatch_dtype<kNumericTypes>(out.dtype(), "random", [&]<class T>() {
+    random_typed<T>(dist, static_cast<T*>(out.data_ptr()), n, key, base, a, b);
+  });
+}
+
+void randperm_kernel(const Tensor& out, Generator& gen) {
+  const int64_t n = out.numel();
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  const uint64_t key = gen.initial_seed();
+  const uint64_t base = gen.reserve(uint64_t(n));
+  // Fisher-Yates, one Philox block per swap.
+  for (int64_t i = n - 1; i > 0; --i) {
+    const auto w = philox(key, base + uint64_t(i), 0);
+    const int64_t j = int64_t(((uint64_t(w[0]) << 32) | w[1]) % uint64_t(i + 1));
+    std::swap(perm[i], perm[j]);
+  }
+  dispatch_dtype<kNumericTypes>(out.dtype(), "randperm", [&]<class T>() {
+    EMBER_CHECK(n == 0 || double(n - 1) <= double(std::numeric_limits<T>::max()),
+                "[randperm] n is too large for dtype ", out.dtype());
+    T* p = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i) p[i] = T(opmath_t<T>(perm[i]));
+  });
+}
+
+void range_kernel(const Tensor& out, double start, double step_or_end, bool linspace) {
+  const int64_t n = out.numel();
+  dispatch_dtype<kNumericTypes>(out.dtype(), "arange", [&]<class T>() {
+    T* p = static_cast<T*>(out.data_ptr());
+    if (!linspace) {
+      if constexpr (std::is_integral_v<T>) {
+        const int64_t s = int64_t(start), st = int64_t(step_or_end);
+        for (int64_t i = 0; i < n; ++i) p[i] = T(s + st * i);
+      } else {
+        for (int64_t i = 0; i < n; ++i) p[i] = T(opmath_t<T>(start + step_or_end * double(i)));
+      }
+      return;
+    }
+    // linspace: from both ends toward the middle, so the last value is exactly `end` (PyTorch).
+    using S = std::conditional_t<std::is_integral_v<T>, double, opmath_t<T>>;
+    const S s = S(start), e = S(step_or_end);
+    if (n == 1) {
+      p[0] = T(opmath_t<T>(s));
+      return;
+    }
+    const S step = (e - s) / S(n - 1);
+    const int64_t half = n / 2;
+    for (int64_t i = 0; i < n; ++i) {
+      const S v = i < half ? s + step * S(i) : e - step * S(n - i - 1);
+      p[i] = T(opmath_t<T>(v));
+    }
+  });
+}
+
+}  // namespace
+
+void register_random(KernelTable& t) {
+  t.random = &random_kernel;
+  t.randperm = &randperm_kernel;
+  t.range = &range_kernel;
+}
+
+}  // namespace ember::cpu

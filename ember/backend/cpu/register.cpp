@@ -1,0 +1,13 @@
+#include "ember/backend/cpu/register.h"
+
+namespace ember::cpu {
+
+void register_kernels(KernelTable& t) {
+  t.allocator = &cpu_allocator();
+  register_elementwise(t);
+  register_reduce(t);
+  register_matmul(t);
+  register_random(t);
+}
+
+}  // namespace ember::cpu

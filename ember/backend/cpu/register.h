@@ -1,0 +1,11 @@
+// The CPU backend's registration, one function per kernel file.
+#pragma once
+
+#include "ember/backend/kernels.h"
+
+namespace ember::cpu {
+void register_elementwise(KernelTable& t);
+void register_reduce(KernelTable& t);
+void register_matmul(KernelTable& t);
+void register_random(KernelTable& t);
+}  // namespace ember::cpu

@@ -1,0 +1,87 @@
+// The kernel table: what a backend provides, one typed slot per primitive kernel. Ops (ember/ops)
+// check arguments, pick dtypes and shapes, allocate outputs, and call a slot; a backend
+// (backend/cpu, backend/cuda) fills the slots with one explicit registration call. An empty slot
+// is a clear error, so a backend can be partial.
+//
+// Kernels receive outputs already allocated with the right shape and dtype, and inputs already
+// converted to the dtype the kernel computes in; they never allocate tensors themselves.
+#pragma once
+
+#include <cstdint>
+
+#include "ember/core/generator.h"
+#include "ember/core/tensor.h"
+#include "ember/ops/elementwise_ops.h"
+
+namespace ember {
+
+// One input of an elementwise kernel: a tensor (broadcast to the output's shape by strides) or a
+// scalar that stands for every element.
+struct Operand {
+  const Tensor* tensor = nullptr;
+  Scalar scalar;
+  Operand(const Tensor& t) : tensor(&t) {}
+  Operand(const Scalar& s) : scalar(s) {}
+};
+
+enum class ReduceOp : uint8_t { Sum, Max, Min };
+enum class RandomDist : uint8_t { Uniform, Normal, Integer };
+
+struct KernelTable {
+  // out = f(in); out and in have the same shape and dtype.
+  using Unary = void (*)(const Tensor& out, const Tensor& in);
+  // out = f(a, b); tensor operands have out's dtype (compare: out is bool) and broadcast to it.
+  using Binary = void (*)(const Tensor& out, const Operand& a, const Operand& b);
+  // dst = src converted to dst's dtype; src broadcasts to dst's shape.
+  using Copy = void (*)(const Tensor& dst, const Tensor& src);
+  using Fill = void (*)(const Tensor& dst, const Scalar& value);
+  // out has in's rank with size 1 in every dim marked in `dims` (bit d = dim d); out may have a
+  // wider dtype than in (e.g. int64 sums of int32), and receives the reduction of in.
+  using Reduce = void (*)(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t dims);
+  // values/indices: in's shape with size 1 at `dim`; first index of the max (min); NaN wins.
+  using ArgReduce = void (*)(ReduceOp op, const Tensor& values, const Tensor& indices,
+                             const Tensor& in, int64_t dim);
+  // out[i] = a[i] @ b[i] for 3-d [B, n, k] x [B, k, m]; a and b may be transposed or broadcast
+  // (batch stride 0) views; out is contiguous.
+  using Bmm = void (*)(const Tensor& out, const Tensor& a, const Tensor& b);
+  // out[i] = start + i * step (arange), or linspace from start to end (symmetric rounding).
+  using Range = void (*)(const Tensor& out, double start, double step_or_end, bool linspace);
+  // Fills out with samples: Uniform [a, b), Normal(mean a, std b), Integer [a, b).
+  using Random = void (*)(RandomDist dist, const Tensor& out, Generator& gen, double a, double b);
+  using Randperm = void (*)(const Tensor& out, Generator& gen);
+
+  Allocator* allocator = nullptr;  // memory for this device's tensors
+  Unary unary[kNumUnaryOps] = {};
+  Binary binary[kNumBinaryOps] = {};
+  Binary compare[kNumCompareOps] = {};
+  Copy copy = nullptr;
+  Fill fill = nullptr;
+  Reduce reduce = nullptr;
+  ArgReduce arg_reduce = nullptr;
+  Bmm bmm = nullptr;
+  Range range = nullptr;
+  Random random = nullptr;
+  Randperm randperm = nullptr;
+};
+
+// The table of `device`'s backend; throws if ember was built without it.
+const KernelTable& kernels(Device device);
+// Returns the slot, or throws "[op] has no <device> kernel".
+template <class K>
+K kernel(K slot, Device device, const char* op) {
+  if (!slot) [[unlikely]] {
+    EMBER_FAIL("[", op, "] has no kernel for device ", device);
+  }
+  return slot;
+}
+
+namespace cpu {
+void register_kernels(KernelTable& table);
+}
+#ifdef EMBER_WITH_CUDA
+namespace cuda {
+void register_kernels(KernelTable& table);
+}
+#endif
+
+}  // namespace ember

@@ -1,0 +1,66 @@
+// Scalar: a number from the user (a Python int/float/bool or a C++ literal) before it meets a
+// tensor. Its kind makes it a "weak" type in promotion: 2.5 * int_tensor is float32, not float64.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <type_traits>
+
+#include "ember/core/dtype.h"
+
+namespace ember {
+
+class Scalar {
+ public:
+  enum class Kind : uint8_t { Bool, Int, Float };
+
+  Scalar() : Scalar(int64_t(0)) {}
+  Scalar(bool v) : kind_(Kind::Bool) { v_.i = v; }
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  Scalar(T v) : kind_(Kind::Int) {
+    v_.i = static_cast<int64_t>(v);
+  }
+  template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  Scalar(T v) : kind_(Kind::Float) {
+    v_.d = static_cast<double>(v);
+  }
+  Scalar(Half v) : Scalar(float(v)) {}
+  Scalar(BFloat16 v) : Scalar(float(v)) {}
+
+  Kind kind() const { return kind_; }
+  bool is_bool() const { return kind_ == Kind::Bool; }
+  bool is_integral() const { return kind_ == Kind::Int; }
+  bool is_floating() const { return kind_ == Kind::Float; }
+
+  double to_double() const { return kind_ == Kind::Float ? v_.d : double(v_.i); }
+  int64_t to_int() const { return kind_ == Kind::Float ? int64_t(v_.d) : v_.i; }
+  bool to_bool() const { return kind_ == Kind::Float ? v_.d != 0 : v_.i != 0; }
+
+  // The value converted to T, as a C cast would (bool: nonzero).
+  template <class T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return to_bool();
+    } else if constexpr (std::is_integral_v<T>) {
+      return kind_ == Kind::Float ? static_cast<T>(v_.d) : static_cast<T>(v_.i);
+    } else {
+      return static_cast<T>(static_cast<opmath_t<T>>(to_double()));
+    }
+  }
+
+  // The dtype this scalar would have as a tensor of its own: bool, int64 or float64.
+  DType natural_dtype() const {
+    return kind_ == Kind::Bool ? kBool : kind_ == Kind::Int ? kInt64 : kFloat64;
+  }
+
+ private:
+  Kind kind_;
+  union {
+    int64_t i;
+    double d;
+  } v_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Scalar& s);
+
+}  // namespace ember

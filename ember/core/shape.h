@@ -1,0 +1,35 @@
+// Shape arithmetic shared by ops and kernels: strides, dim wrapping, broadcasting.
+#pragma once
+
+#include <cstdint>
+
+#include "ember/core/array_ref.h"
+#include "ember/core/error.h"
+
+namespace ember {
+
+// Row-major strides: strides[i] = prod(sizes[i+1:]).
+DimVector contiguous_strides(IntArrayRef sizes);
+
+int64_t numel_of(IntArrayRef sizes);
+
+// True when (sizes, strides) is row-major contiguous; dims of size 1 may have any stride.
+bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides);
+
+// Maps a possibly negative dim into [0, ndim). A 0-d tensor accepts dims -1 and 0, as PyTorch.
+// Out of range is an IndexError that names the op: "[sum] dim 3 is out of range for a tensor of
+// 2 dims (expected a dim in [-2, 1])".
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// PyTorch's broadcasting: align from the right, sizes must match or be 1.
+// "[add] shapes [2, 3] and [4] cannot be broadcast: size 3 vs 4 at dim 1"
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+
+// Sizes after `expand` to `target`; checks that the source broadcasts to it.
+bool is_expandable_to(IntArrayRef shape, IntArrayRef target);
+
+// Size of the result of `view`/`reshape` with one -1 inferred: "[view] shape [-1, 5] is invalid for
+// input of size 12".
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);
+
+}  // namespace ember

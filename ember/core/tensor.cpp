@@ -1,0 +1,62 @@
+// The accessors of Tensor that need no op; the op methods are in ops/tensor_methods.cpp.
+#include "ember/core/tensor.h"
+
+#include "ember/core/shape.h"
+
+namespace ember {
+
+int64_t Tensor::size(int64_t dim) const {
+  return impl_->sizes()[size_t(wrap_dim(dim, this->dim(), "size"))];
+}
+
+int64_t Tensor::stride(int64_t dim) const {
+  return impl_->strides()[size_t(wrap_dim(dim, this->dim(), "stride"))];
+}
+
+void Tensor::check_dtype(DType expected, const char* what) const {
+  EMBER_CHECK_TYPE(dtype() == expected, "[", what, "] expected a tensor of dtype ", expected,
+                   ", got ", dtype());
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(defined(), "[item] called on an undefined tensor");
+  EMBER_CHECK(numel() == 1, "[item] a tensor with ", numel(),
+              " elements cannot be converted to a Python number (item() needs exactly one)");
+  EMBER_CHECK(device().is_cpu(), "[item] expected a CPU tensor, got one on ", device());
+  return dispatch_dtype(dtype(), "item", [&]<class T>() -> Scalar {
+    return Scalar(*static_cast<const T*>(impl_->data()));
+  });
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  EMBER_CHECK(device().is_cpu(), "[to_vector] expected a CPU tensor, got one on ", device());
+  std::vector<T> out;
+  out.reserve(size_t(numel()));
+  const int64_t nd = dim();
+  DimVector idx(size_t(nd), 0);
+  dispatch_dtype(dtype(), "to_vector", [&]<class S>() {
+    const S* base = static_cast<const S*>(impl_->data());
+    for (int64_t n = 0; n < numel(); ++n) {
+      int64_t off = 0;
+      for (int64_t d = 0; d < nd; ++d) off += idx[d] * strides()[d];
+      out.push_back(Scalar(base[off]).to<T>());
+      for (int64_t d = nd - 1; d >= 0; --d) {  // odometer increment, last dim fastest
+        if (++idx[d] < sizes()[d]) break;
+        idx[d] = 0;
+      }
+    }
+  });
+  return out;
+}
+
+template std::vector<bool> Tensor::to_vector<bool>() const;
+template std::vector<uint8_t> Tensor::to_vector<uint8_t>() const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<double> Tensor::to_vector<double>() const;
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.repr(); }
+
+}  // namespace ember

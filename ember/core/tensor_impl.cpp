@@ -1,0 +1,30 @@
+#include "ember/core/tensor_impl.h"
+
+#include "ember/core/shape.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl(Ref<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t offset)
+    : storage_(std::move(storage)),
+      sizes_(sizes.data(), sizes.size()),
+      strides_(strides.data(), strides.size()),
+      offset_(offset),
+      dtype_(dtype) {
+  refresh();
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  sizes_.assign(sizes.data(), sizes.size());
+  strides_.assign(strides.data(), strides.size());
+  offset_ = offset;
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  EMBER_ASSERT(sizes_.size() == strides_.size(), "sizes and strides differ in length");
+  numel_ = numel_of(sizes_);
+  contiguous_ = is_contiguous_layout(sizes_, strides_);
+}
+
+}  // namespace ember

@@ -1,0 +1,66 @@
+// TensorImpl: what a tensor is. Sizes and strides (in elements) over a Storage, a dtype, and
+// autograd metadata that stays null for tensors that need no gradient.
+#pragma once
+
+#include <memory>
+
+#include "ember/core/array_ref.h"
+#include "ember/core/dtype.h"
+#include "ember/core/storage.h"
+
+namespace ember {
+
+// Defined by autograd (ember/autograd/meta.h); core only owns it.
+struct AutogradMetaBase {
+  virtual ~AutogradMetaBase() = default;
+};
+
+class TensorImpl final : public RefCounted {
+ public:
+  TensorImpl(Ref<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t offset);
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return int64_t(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return offset_; }
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  const Ref<Storage>& storage() const { return storage_; }
+
+  // is_contiguous() == (strides == contiguous_strides(sizes)), ignoring dims of size 1, and
+  // always true when numel() == 0. Cached: kernels test it on every call.
+  bool is_contiguous() const { return contiguous_; }
+
+  // Address of element 0, i.e. storage data + offset * itemsize.
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * int64_t(itemsize(dtype_));
+  }
+
+  // Changes the geometry in place (used by in-place view ops such as squeeze_, and by autograd
+  // when it turns a tensor into a view). The caller keeps it within the storage.
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+  AutogradMetaBase* autograd_meta() const { return autograd_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaBase> meta) { autograd_ = std::move(meta); }
+
+  // For views: the tensor whose storage this one looks at (never itself a view).
+  const Ref<TensorImpl>& view_base() const { return base_; }
+  void set_view_base(Ref<TensorImpl> base) { base_ = std::move(base); }
+
+ private:
+  void refresh();
+
+  Ref<Storage> storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t offset_ = 0;
+  int64_t numel_ = 1;
+  DType dtype_;
+  bool contiguous_ = true;
+  std::unique_ptr<AutogradMetaBase> autograd_;
+  Ref<TensorImpl> base_;
+};
+
+}  // namespace ember

@@ -1,0 +1,256 @@
+#include "ember/ops/creation.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/backend/kernels.h"
+#include "ember/core/shape.h"
+#include "ember/ops/registry.h"
+#include "ember/ops/view.h"
+
+namespace ember {
+namespace {
+
+std::atomic<DType> default_dtype{kFloat32};
+
+void check_size(IntArrayRef size, const char* op) {
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, "[", op, "] expected non-negative sizes, got ", size);
+  }
+}
+
+// The dtype a fill value gives a tensor when none is asked for.
+DType dtype_for(const Scalar& s) {
+  return s.is_bool() ? kBool : s.is_integral() ? kInt64 : get_default_dtype();
+}
+
+Tensor finish(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad_) t.requires_grad_(true);
+  return t;
+}
+
+TensorOptions like_options(const Tensor& like, TensorOptions o) {
+  if (!o.dtype_) o.dtype_ = like.dtype();
+  if (o.device_ == kCPU) o.device_ = like.device();
+  return o;
+}
+
+Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
+
+Tensor random(RandomDist dist, IntArrayRef size, TensorOptions o, Generator* gen, double a,
+              double b, const char* op) {
+  TensorOptions no_grad_opts = o.requires_grad(false);
+  Tensor out = empty(size, no_grad_opts);
+  if (dist != RandomDist::Integer) {
+    EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating dtype, got ",
+                out.dtype());
+  }
+  kernel(kernels(out.device()).random, out.device(), op)(dist, out, gen_or_default(gen), a, b);
+  return finish(out, o);
+}
+
+const OpInfo kCreationOps[] = {
+    {"empty", OpKind::Creation, kAllTypes, false},
+    {"zeros", OpKind::Creation, kAllTypes, false},
+    {"ones", OpKind::Creation, kAllTypes, false},
+    {"full", OpKind::Creation, kAllTypes, false},
+    {"arange", OpKind::Creation, kNumericTypes, false},
+    {"linspace", OpKind::Creation, kNumericTypes, false},
+    {"eye", OpKind::Creation, kAllTypes, false},
+    {"rand", OpKind::Random, kFloatingTypes, false},
+    {"randn", OpKind::Random, kFloatingTypes, false},
+    {"randint", OpKind::Random, kNumericTypes, false},
+    {"randperm", OpKind::Random, kNumericTypes, false},
+    {"empty_like", OpKind::Creation, kAllTypes, false},
+    {"zeros_like", OpKind::Creation, kAllTypes, false},
+    {"ones_like", OpKind::Creation, kAllTypes, false},
+    {"full_like", OpKind::Creation, kAllTypes, false},
+    {"rand_like", OpKind::Random, kFloatingTypes, false},
+    {"randn_like", OpKind::Random, kFloatingTypes, false},
+    {"randint_like", OpKind::Random, kNumericTypes, false},
+    {"tensor", OpKind::Creation, kAllTypes, false},
+};
+
+}  // namespace
+
+std::span<const OpInfo> creation_op_infos() { return kCreationOps; }
+
+DType get_default_dtype() { return default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(DType dtype) {
+  EMBER_CHECK_TYPE(is_floating(dtype),
+                   "[set_default_dtype] only floating-point types are supported as the default "
+                   "type, got ", dtype);
+  default_dtype.store(dtype, std::memory_order_relaxed);
+}
+
+Tensor empty(IntArrayRef size, TensorOptions o) {
+  check_size(size, "empty");
+  const DType dt = o.dtype_ ? *o.dtype_ : get_default_dtype();
+  Allocator* alloc = kernels(o.device_).allocator;
+  auto storage = make_ref<Storage>(size_t(numel_of(size)) * itemsize(dt), alloc);
+  Tensor t(make_ref<TensorImpl>(std::move(storage), dt, size, contiguous_strides(size), 0));
+  return finish(std::move(t), o);
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions o) {
+  check_size(size, "empty_strided");
+  EMBER_CHECK(size.size() == stride.size(), "[empty_strided] got ", size.size(), " sizes and ",
+              stride.size(), " strides");
+  const DType dt = o.dtype_ ? *o.dtype_ : get_default_dtype();
+  int64_t extent = 1;  // elements the storage must hold
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (size[i] - 1) * stride[i];
+  }
+  auto storage = make_ref<Storage>(size_t(extent) * itemsize(dt), kernels(o.device_).allocator);
+  return finish(Tensor(make_ref<TensorImpl>(std::move(storage), dt, size, stride, 0)), o);
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions o) {
+  if (!o.dtype_) o.dtype_ = dtype_for(fill_value);
+  Tensor t = empty(size, o.requires_grad(false));
+  kernel(kernels(t.device()).fill, t.device(), "full")(t, fill_value);
+  return finish(t, o);
+}
+
+Tensor zeros(IntArrayRef size, TensorOptions o) {
+  if (!o.dtype_) o.dtype_ = get_default_dtype();
+  return full(size, 0, o);
+}
+Tensor ones(IntArrayRef size, TensorOptions o) {
+  if (!o.dtype_) o.dtype_ = get_default_dtype();
+  return full(size, 1, o);
+}
+Tensor scalar_tensor(const Scalar& value, TensorOptions o) { return full({}, value, o); }
+
+Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
+  const bool all_int = !start.is_floating() && !end.is_floating() && !step.is_floating();
+  if (!o.dtype_) o.dtype_ = all_int ? kInt64 : get_default_dtype();
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  EMBER_CHECK(st != 0, "[arange] step must be nonzero");
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "[arange] unsupported range: ", start, " -> ",
+              end);
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+              "[arange] upper bound and larger bound inconsistent with step sign: start ", start,
+              ", end ", end, ", step ", step);
+  const int64_t n = all_int ? (end.to_int() - start.to_int() + step.to_int() +
+                               (st > 0 ? -1 : 1)) / step.to_int()
+                            : int64_t(std::ceil((e - s) / st));
+  Tensor t = empty({n}, o.requires_grad(false));
+  kernel(kernels(t.device()).range, t.device(), "arange")(t, s, st, false);
+  return finish(t, o);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions o) {
+  EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got ", steps);
+  if (!o.dtype_) o.dtype_ = get_default_dtype();
+  Tensor t = empty({steps}, o.requires_grad(false));
+  kernel(kernels(t.device()).range, t.device(), "linspace")(t, start.to_double(), end.to_double(),
+                                                            true);
+  return finish(t, o);
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions o) {
+  const int64_t cols = m.value_or(n);
+  EMBER_CHECK(n >= 0 && cols >= 0, "[eye] expected non-negative sizes, got n=", n, ", m=", cols);
+  Tensor t = zeros({n, cols}, o.requires_grad(false));
+  Tensor diag = as_strided(t, {n < cols ? n : cols}, {cols + 1}, 0);
+  kernel(kernels(t.device()).fill, t.device(), "eye")(diag, 1);
+  return finish(t, o);
+}
+
+Tensor rand(IntArrayRef size, TensorOptions o, Generator* gen) {
+  return random(RandomDist::Uniform, size, o, gen, 0.0, 1.0, "rand");
+}
+Tensor randn(IntArrayRef size, TensorOptions o, Generator* gen) {
+  return random(RandomDist::Normal, size, o, gen, 0.0, 1.0, "randn");
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions o, Generator* gen) {
+  EMBER_CHECK(low < high, "[randint] expected low < high, got low=", low, ", high=", high);
+  if (!o.dtype_) o.dtype_ = kInt64;
+  return random(RandomDist::Integer, size, o, gen, double(low), double(high), "randint");
+}
+Tensor randperm(int64_t n, TensorOptions o, Generator* gen) {
+  EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
+  if (!o.dtype_) o.dtype_ = kInt64;
+  Tensor t = empty({n}, o.requires_grad(false));
+  kernel(kernels(t.device()).randperm, t.device(), "randperm")(t, gen_or_default(gen));
+  return finish(t, o);
+}
+
+Tensor empty_like(const Tensor& like, TensorOptions o) {
+  return empty(like.sizes(), like_options(like, o));
+}
+Tensor zeros_like(const Tensor& like, TensorOptions o) {
+  return full(like.sizes(), 0, like_options(like, o));
+}
+Tensor ones_like(const Tensor& like, TensorOptions o) {
+  return full(like.sizes(), 1, like_options(like, o));
+}
+Tensor full_like(const Tensor& like, const Scalar& v, TensorOptions o) {
+  return full(like.sizes(), v, like_options(like, o));
+}
+Tensor rand_like(const Tensor& like, TensorOptions o, Generator* gen) {
+  return rand(like.sizes(), like_options(like, o), gen);
+}
+Tensor randn_like(const Tensor& like, TensorOptions o, Generator* gen) {
+  return randn(like.sizes(), like_options(like, o), gen);
+}
+Tensor randint_like(const Tensor& like, int64_t low, int64_t high, TensorOptions o,
+                    Generator* gen) {
+  return randint(low, high, like.sizes(), like_options(like, o), gen);
+}
+
+template <class T>
+Tensor tensor(const std::vector<T>& values, IntArrayRef shape, TensorOptions o) {
+  DimVector sizes = shape.empty() ? DimVector{int64_t(values.size())}
+                                  : DimVector(shape.data(), shape.size());
+  EMBER_CHECK_VALUE(numel_of(sizes) == int64_t(values.size()), "[tensor] shape ", sizes,
+                    " needs ", numel_of(sizes), " values, got ", values.size());
+  const DType natural = std::is_same_v<T, bool>      ? kBool
+                        : std::is_integral_v<T>      ? kInt64
+                        : std::is_same_v<T, double> ? get_default_dtype()
+                                                     : dtype_of<T>;
+  const DType target = o.dtype_.value_or(natural);
+  Tensor t = empty(sizes, TensorOptions(dtype_of<T>));
+  if constexpr (std::is_same_v<T, bool>) {
+    bool* p = t.data_ptr<bool>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  } else if (!values.empty()) {
+    std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(T));
+  }
+  if (target != t.dtype()) t = to_dtype(t, target);
+  if (o.device_ != kCPU) t = t.to(o.device_);
+  return finish(t, o);
+}
+
+template Tensor tensor(const std::vector<bool>&, IntArrayRef, TensorOptions);
+template Tensor tensor(const std::vector<uint8_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor(const std::vector<int32_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor(const std::vector<int64_t>&, IntArrayRef, TensorOptions);
+template Tensor tensor(const std::vector<float>&, IntArrayRef, TensorOptions);
+template Tensor tensor(const std::vector<double>&, IntArrayRef, TensorOptions);
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, DType dtype,
+                 ExternalDeleter deleter, Device device) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] got ", sizes.size(), " sizes and ",
+              strides.size(), " strides");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0, "[from_blob] negative size in ", sizes);
+    if (sizes[i] == 0) extent = 0;
+    if (extent) extent += (sizes[i] - 1) * strides[i];
+  }
+  auto storage = make_ref<Storage>(data, size_t(extent) * itemsize(dtype), device, deleter);
+  return Tensor(make_ref<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+}  // namespace ember

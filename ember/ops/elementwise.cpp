@@ -1,0 +1,436 @@
+// Elementwise ops: type promotion, broadcasting, the kernel call, and the backward of each op,
+// all expanded from the lists in elementwise_ops.h.
+#include "ember/ops/elementwise.h"
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/autograd/node.h"
+#include "ember/backend/kernels.h"
+#include "ember/core/shape.h"
+#include "ember/ops/creation.h"
+#include "ember/ops/registry.h"
+#include "ember/ops/view.h"
+
+namespace ember {
+namespace {
+
+struct ElementwiseInfo {
+  const char* name;
+  const char* inplace_name;
+  const char* backward_name;
+  DTypeSet dtypes;
+  bool to_float;
+};
+
+constexpr ElementwiseInfo kUnary[] = {
+#define EMBER_INFO(name, F, dtypes, to_float, ...) \
+  {#name, #name "_", #F "Backward0", dtypes, to_float},
+    EMBER_UNARY_OPS(EMBER_INFO)};
+constexpr ElementwiseInfo kBinary[] = {EMBER_BINARY_OPS(EMBER_INFO)};
+#undef EMBER_INFO
+constexpr ElementwiseInfo kCompare[] = {
+#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false},
+    EMBER_COMPARE_OPS(EMBER_INFO)
+#undef EMBER_INFO
+};
+
+std::vector<OpInfo> make_op_infos() {
+  std::vector<OpInfo> v;
+  for (const auto& i : kUnary) {
+    v.push_back({i.name, OpKind::Unary, i.to_float ? kAllTypes : i.dtypes, true});
+  }
+  for (const auto& i : kBinary) {
+    v.push_back({i.name, OpKind::Binary, i.to_float ? kAllTypes : i.dtypes, true});
+  }
+  for (const auto& i : kCompare) v.push_back({i.name, OpKind::Compare, kAllTypes, false});
+  for (const char* name : {"add_", "sub_", "mul_", "div_"}) {
+    v.push_back({name, OpKind::Inplace, kNumericTypes, true});
+  }
+  v.push_back({"zero_", OpKind::Inplace, kAllTypes, true});
+  v.push_back({"fill_", OpKind::Inplace, kAllTypes, true});
+  v.push_back({"copy_", OpKind::Inplace, kAllTypes, true});
+  return v;
+}
+
+// The dtype the kernel computes in, or an error naming the op.
+DType compute_dtype(const ElementwiseInfo& info, DType promoted) {
+  const DType dt = info.to_float && !is_floating(promoted) ? get_default_dtype() : promoted;
+  EMBER_CHECK_TYPE(info.dtypes.contains(dt), "[", info.name, "] not implemented for dtype ", dt,
+                   " (supported: ", info.dtypes, ")");
+  return dt;
+}
+
+void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  EMBER_CHECK(a.device() == b.device(), "[", op, "] expected all tensors to be on the same "
+              "device, but found at least two devices, ", a.device(), " and ", b.device());
+}
+
+// `t` converted to `dtype` without recording: autograd sees the op's original inputs.
+Tensor cast(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  NoGradGuard no_grad;
+  return to_dtype(t, dtype);
+}
+
+const Scalar& cast(const Scalar& s, DType) { return s; }
+
+// PyTorch's canCast: no float to integer, no number to bool.
+bool can_cast(DType from, DType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
+
+Tensor new_output(IntArrayRef shape, DType dtype, Device device) {
+  return empty(shape, TensorOptions(dtype).device(device));
+}
+
+// ---- forward without autograd ----------------------------------------------------------------
+
+Tensor unary_forward(UnaryOp op, const Tensor& x) {
+  const auto& info = kUnary[int(op)];
+  const DType dt = compute_dtype(info, x.dtype());
+  Tensor out = new_output(x.sizes(), dt, x.device());
+  kernel(kernels(x.device()).unary[int(op)], x.device(), info.name)(out, cast(x, dt));
+  return out;
+}
+
+template <class A, class B>
+Tensor binary_forward(const ElementwiseInfo& info, KernelTable::Binary slot, DType dt,
+                      bool bool_out, IntArrayRef shape, Device device, const A& a, const B& b) {
+  Tensor out = new_output(shape, bool_out ? kBool : dt, device);
+  kernel(slot, device, info.name)(out, Operand(a), Operand(b));
+  return out;
+}
+
+Tensor binary_tt(const ElementwiseInfo& info, KernelTable::Binary slot, bool bool_out,
+                 const Tensor& a, const Tensor& b) {
+  check_same_device(a, b, info.name);
+  const DType dt = compute_dtype(info, result_type(a, b));
+  const DimVector shape = a.sizes() == b.sizes() ? DimVector(a.sizes().data(), a.sizes().size())
+                                                 : broadcast_shapes(a.sizes(), b.sizes(), info.name);
+  return binary_forward(info, slot, dt, bool_out, shape, a.device(), cast(a, dt), cast(b, dt));
+}
+
+Tensor binary_ts(const ElementwiseInfo& info, KernelTable::Binary slot, bool bool_out,
+                 const Tensor& a, const Scalar& b, bool scalar_first) {
+  const DType dt = compute_dtype(info, result_type(a, b));
+  const Tensor ca = cast(a, dt);
+  return scalar_first ? binary_forward(info, slot, dt, bool_out, a.sizes(), a.device(), b, ca)
+                      : binary_forward(info, slot, dt, bool_out, a.sizes(), a.device(), ca, b);
+}
+
+// ---- autograd ----------------------------------------------------------------------------------
+
+SavedTensor save_if(bool cond, const Tensor& t) { return cond ? SavedTensor(t) : SavedTensor(); }
+SavedTensor save_out_if(bool cond, const Tensor& t) {
+  return cond ? SavedTensor(t, 0) : SavedTensor();
+}
+
+template <unsigned Saves, class Grad>
+void record_unary(const char* name, const Tensor& x, const Tensor& out, Grad grad) {
+  record(name, {&x}, {&out},
+         [sx = save_if(Saves & kSaveX, x), so = save_out_if(Saves & kSaveOut, out), grad](
+             TensorList& grads, Node& n) {
+           return TensorList{grad(grads[0], sx.unpack(n), so.unpack(n))};
+         });
+}
+
+template <unsigned Saves, class GradA, class GradB>
+void record_binary(const char* name, const Tensor& a, const Tensor& b, const Tensor& out,
+                   GradA grad_a, GradB grad_b) {
+  record(name, {&a, &b}, {&out},
+         [sa = save_if(Saves & kSaveA, a), sb = save_if(Saves & kSaveB, b),
+          so = save_out_if(Saves & kSaveOut, out), grad_a, grad_b](TensorList& grads, Node& n) {
+           const Tensor ta = sa.unpack(n), tb = sb.unpack(n), tout = so.unpack(n);
+           TensorList r(2);
+           // Only the inputs that need a gradient get one computed.
+           if (n.next_edges()[0].valid()) r[0] = grad_a(grads[0], ta, tb, tout);
+           if (n.next_edges()[1].valid()) r[1] = grad_b(grads[0], ta, tb, tout);
+           return r;
+         });
+}
+
+// A scalar operand as a 0-d tensor, for backward formulas (only built when recording).
+Tensor wrap(const Scalar& s, const Tensor& like) {
+  return scalar_tensor(s, TensorOptions(like.dtype()).device(like.device()));
+}
+
+}  // namespace
+
+std::span<const OpInfo> elementwise_op_infos() {
+  static const std::vector<OpInfo> infos = make_op_infos();
+  return infos;
+}
+
+// ---- type promotion ------------------------------------------------------------------------------
+
+namespace {
+enum Category { kCatBool, kCatInt, kCatFloat };
+Category category(DType t) { return t == kBool ? kCatBool : is_floating(t) ? kCatFloat : kCatInt; }
+
+// PyTorch's combine_categories: the higher-priority dtype wins unless the lower-priority one is
+// of a higher category, in which case the two are promoted.
+DType combine(DType higher, DType lower) {
+  if (category(lower) > category(higher)) return promote_types(higher, lower);
+  return higher;
+}
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return a.dtype();
+  const bool a0 = a.dim() == 0, b0 = b.dim() == 0;
+  if (a0 == b0) return promote_types(a.dtype(), b.dtype());
+  return a0 ? combine(b.dtype(), a.dtype()) : combine(a.dtype(), b.dtype());
+}
+
+DType result_type(const Tensor& a, const Scalar& b) {
+  // A scalar stands for its category's default dtype: bool, int64, or the default float.
+  const DType weak = b.is_bool() ? kBool : b.is_integral() ? kInt64 : get_default_dtype();
+  return combine(a.dtype(), weak);
+}
+
+// ---- unary ops -------------------------------------------------------------------------------------
+
+#define EMBER_DEFINE_UNARY(name, F, dtypes, to_float, saves, grad_expr)                   \
+  Tensor name(const Tensor& x) {                                                          \
+    Tensor out = unary_forward(UnaryOp::name, x);                                         \
+    if (any_requires_grad(x) && is_floating(out.dtype())) {                               \
+      record_unary<saves>(kUnary[int(UnaryOp::name)].backward_name, x, out,               \
+                          [](const Tensor& g, const Tensor& x, const Tensor& out) -> Tensor { \
+                            (void)x;                                                      \
+                            (void)out;                                                    \
+                            return grad_expr;                                             \
+                          });                                                             \
+    }                                                                                     \
+    return out;                                                                           \
+  }
+EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
+#undef EMBER_DEFINE_UNARY
+
+// ---- binary ops ------------------------------------------------------------------------------------
+
+#define EMBER_DEFINE_BINARY(name, F, dtypes, to_float, saves, grad_a_expr, grad_b_expr)        \
+  namespace {                                                                                  \
+  void record_##name(const Tensor& a, const Tensor& b, const Tensor& out) {                    \
+    record_binary<saves>(                                                                      \
+        kBinary[int(BinaryOp::name)].backward_name, a, b, out,                                 \
+        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {   \
+          (void)a, (void)b, (void)out;                                                         \
+          return grad_a_expr;                                                                  \
+        },                                                                                     \
+        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {   \
+          (void)a, (void)b, (void)out;                                                         \
+          return grad_b_expr;                                                                  \
+        });                                                                                    \
+  }                                                                                            \
+  }                                                                                            \
+  Tensor name(const Tensor& a, const Tensor& b) {                                              \
+    const auto& info = kBinary[int(BinaryOp::name)];                                           \
+    Tensor out = binary_tt(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b); \
+    if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);         \
+    return out;                                                                                \
+  }                                                                                            \
+  Tensor name(const Tensor& a, const Scalar& b) {                                              \
+    const auto& info = kBinary[int(BinaryOp::name)];                                           \
+    Tensor out =                                                                               \
+        binary_ts(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b, false);  \
+    if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out); \
+    return out;                                                                                \
+  }                                                                                            \
+  Tensor name(const Scalar& a, const Tensor& b) {                                              \
+    const auto& info = kBinary[int(BinaryOp::name)];                                           \
+    Tensor out =                                                                               \
+        binary_ts(info, kernels(b.device()).binary[int(BinaryOp::name)], false, b, a, true);   \
+    if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out); \
+    return out;                                                                                \
+  }
+EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
+#undef EMBER_DEFINE_BINARY
+
+#define EMBER_DEFINE_COMPARE(name, F)                                                     \
+  Tensor name(const Tensor& a, const Tensor& b) {                                         \
+    return binary_tt(kCompare[int(CompareOp::name)],                                      \
+                     kernels(a.device()).compare[int(CompareOp::name)], true, a, b);      \
+  }                                                                                       \
+  Tensor name(const Tensor& a, const Scalar& b) {                                         \
+    return binary_ts(kCompare[int(CompareOp::name)],                                      \
+                     kernels(a.device()).compare[int(CompareOp::name)], true, a, b, false); \
+  }                                                                                       \
+  Tensor name(const Scalar& a, const Tensor& b) {                                         \
+    return binary_ts(kCompare[int(CompareOp::name)],                                      \
+                     kernels(b.device()).compare[int(CompareOp::name)], true, b, a, true); \
+  }
+EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE)
+#undef EMBER_DEFINE_COMPARE
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!alpha.is_floating() && alpha.to_int() == 1) return add(a, b);
+  return add(a, mul(b, alpha));
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!alpha.is_floating() && alpha.to_int() == 1) return sub(a, b);
+  return sub(a, mul(b, alpha));
+}
+
+namespace detail {
+
+Tensor pow_base_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
+  // d/da a^b = b * a^(b-1); written as b * a^(b-1) so that b = 0 gives 0, not 0 * inf.
+  return g * b * pow(a, b - 1);
+}
+
+Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) {
+  // d/db a^b = a^b * log(a); PyTorch defines it as 0 where a == 0 and b >= 0.
+  Tensor logs = log(a);
+  Tensor mask = eq(a, 0) * ge(b, 0);
+  return g * out * (logs * (1 - mask));
+}
+
+}  // namespace detail
+
+// ---- in-place ops ------------------------------------------------------------------------------------
+
+namespace {
+
+// Note [In-place ops and autograd]
+// Without recording, the kernel writes straight into self. When recording, the op runs out of
+// place on self's current value (cloned first when the gradient reads it), the result is copied
+// into self, and self's history moves to the new node. In-place ops on views of tensors that
+// require grad are refused for now (they need PyTorch's CopySlices).
+template <class Other>
+Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other, unsigned saves) {
+  const auto& info = kBinary[int(op)];
+  check_inplace(self, info.inplace_name);
+  bool other_requires_grad = false;
+  if constexpr (std::is_same_v<Other, Tensor>) {
+    check_same_device(self, other, info.inplace_name);
+    other_requires_grad = other.requires_grad();
+    const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), info.inplace_name);
+    EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "[", info.inplace_name, "] output with shape ",
+                self.sizes(), " doesn't match the broadcast shape ", shape);
+  }
+  const DType dt = compute_dtype(info, result_type(self, other));
+  EMBER_CHECK(can_cast(dt, self.dtype()), "[", info.inplace_name, "] result type ", dt,
+              " can't be cast to the desired output type ", self.dtype());
+  const bool recording =
+      GradMode::is_enabled() && (self.requires_grad() || other_requires_grad);
+  if (!recording) {
+    const auto& k = kernels(self.device());
+    if (dt == self.dtype()) {
+      kernel(k.binary[int(op)], self.device(), info.inplace_name)(self, Operand(self),
+                                                                  Operand(cast(other, dt)));
+    } else {
+      Tensor tmp = binary_forward(info, k.binary[int(op)], dt, false, self.sizes(), self.device(),
+                                  cast(self, dt), cast(other, dt));
+      kernel(k.copy, self.device(), info.inplace_name)(self, tmp);
+    }
+    self.storage()->bump_version();
+    return self;
+  }
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !self.is_view(), "[", info.inplace_name,
+                   "] in-place operation on a view, with autograd recording, is not supported "
+                   "yet; use the out-of-place op instead");
+  const Tensor old = (saves & kSaveA) ? clone(self) : self;
+  Tensor result;
+  switch (op) {
+#define EMBER_CASE(name, ...)    \
+  case BinaryOp::name:           \
+    result = name(old, other);   \
+    break;
+    EMBER_BINARY_OPS(EMBER_CASE)
+#undef EMBER_CASE
+  }
+  kernel(kernels(self.device()).copy, self.device(), info.inplace_name)(self, result);
+  self.storage()->bump_version();
+  AutogradMeta* rmeta = autograd_meta(result);
+  AutogradMeta& meta = ensure_autograd_meta(self);
+  meta.grad_fn = rmeta->grad_fn;
+  meta.output_nr = rmeta->output_nr;
+  return self;
+}
+
+// Records an op that overwrites all of self: self's old value gets a zero gradient, `src` (if
+// any) the incoming one.
+void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !self.is_view(), "[", name,
+                   "] in-place operation on a view, with autograd recording, is not supported "
+                   "yet; use the out-of-place op instead");
+  Tensor old = detach(self);  // stands for self's previous value in the graph
+  if (AutogradMeta* m = autograd_meta(self)) {
+    AutogradMeta& om = ensure_autograd_meta(old);
+    om.grad_fn = m->grad_fn;
+    om.output_nr = m->output_nr;
+    om.requires_grad = m->requires_grad;
+  }
+  const Tensor none;
+  record(name, {&old, src ? src : &none}, {&self}, [](TensorList& g, Node& n) {
+    TensorList r(2);
+    if (n.next_edges()[0].valid()) r[0] = zeros_like(g[0]);
+    if (n.next_edges()[1].valid()) r[1] = g[0];
+    return r;
+  });
+}
+
+}  // namespace
+
+Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (!alpha.is_floating() && alpha.to_int() == 1)
+    return inplace_binary(BinaryOp::add, self, other, kSaveNone);
+  return inplace_binary(BinaryOp::add, self, mul(other, alpha), kSaveNone);
+}
+Tensor& add_(Tensor& self, const Scalar& other) {
+  return inplace_binary(BinaryOp::add, self, other, kSaveNone);
+}
+Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (!alpha.is_floating() && alpha.to_int() == 1)
+    return inplace_binary(BinaryOp::sub, self, other, kSaveNone);
+  return inplace_binary(BinaryOp::sub, self, mul(other, alpha), kSaveNone);
+}
+Tensor& sub_(Tensor& self, const Scalar& other) {
+  return inplace_binary(BinaryOp::sub, self, other, kSaveNone);
+}
+Tensor& mul_(Tensor& self, const Tensor& other) {
+  return inplace_binary(BinaryOp::mul, self, other, kSaveA);
+}
+Tensor& mul_(Tensor& self, const Scalar& other) {
+  return inplace_binary(BinaryOp::mul, self, other, kSaveNone);
+}
+Tensor& div_(Tensor& self, const Tensor& other) {
+  return inplace_binary(BinaryOp::div, self, other, kSaveNone);
+}
+Tensor& div_(Tensor& self, const Scalar& other) {
+  return inplace_binary(BinaryOp::div, self, other, kSaveNone);
+}
+
+Tensor& fill_(Tensor& self, const Scalar& value) {
+  check_inplace(self, "fill_");
+  kernel(kernels(self.device()).fill, self.device(), "fill_")(self, value);
+  self.storage()->bump_version();
+  if (GradMode::is_enabled() && self.requires_grad()) record_overwrite("FillBackward0", self, nullptr);
+  return self;
+}
+
+Tensor& zero_(Tensor& self) {
+  check_inplace(self, "zero_");
+  kernel(kernels(self.device()).fill, self.device(), "zero_")(self, 0);
+  self.storage()->bump_version();
+  if (GradMode::is_enabled() && self.requires_grad()) record_overwrite("ZeroBackward0", self, nullptr);
+  return self;
+}
+
+Tensor& copy_(Tensor& self, const Tensor& src) {
+  check_inplace(self, "copy_");
+  EMBER_CHECK(is_expandable_to(src.sizes(), self.sizes()), "[copy_] the source of shape ",
+              src.sizes(), " cannot be broadcast to the destination of shape ", self.sizes());
+  if (self.is_same(src)) return self;
+  const Device dev = self.device() == src.device() ? self.device() : kCPU;
+  kernel(kernels(dev).copy, dev, "copy_")(self, src);
+  self.storage()->bump_version();
+  if (GradMode::is_enabled() && (self.requires_grad() || src.requires_grad())) {
+    record_overwrite("CopyBackwards", self, &src);
+  }
+  return self;
+}
+
+}  // namespace ember

@@ -1,0 +1,8 @@
+// Every op of ember's C++ API.
+#pragma once
+
+#include "ember/ops/creation.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/view.h"

@@ -1,0 +1,45 @@
+// The op registry: one record per public op (name, kind, dtypes, differentiability). The Python
+// test suite checks that every record has an op-table entry and the reverse (design.md section 10).
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ember/core/dtype.h"
+
+namespace ember {
+
+enum class OpKind : uint8_t {
+  Creation,
+  Random,
+  View,
+  Unary,
+  Binary,
+  Compare,
+  Inplace,
+  Reduction,
+  Linalg,
+  Other,
+};
+
+struct OpInfo {
+  std::string_view name;
+  OpKind kind;
+  DTypeSet dtypes;      // input dtypes the op accepts; others raise
+  bool differentiable;  // has a backward
+};
+
+std::string_view op_kind_name(OpKind kind);
+
+// Every op, gathered from the topic files' tables (creation.cpp, view.cpp, ...).
+const std::vector<OpInfo>& op_registry();
+
+// The topic tables.
+std::span<const OpInfo> creation_op_infos();
+std::span<const OpInfo> view_op_infos();
+std::span<const OpInfo> elementwise_op_infos();
+std::span<const OpInfo> reduce_op_infos();
+std::span<const OpInfo> linalg_op_infos();
+
+}  // namespace ember

@@ -1,0 +1,412 @@
+// View ops: new sizes/strides/offset over the same storage, each with its backward.
+#include "ember/ops/view.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/autograd/node.h"
+#include "ember/backend/kernels.h"
+#include "ember/core/shape.h"
+#include "ember/ops/creation.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/registry.h"
+
+namespace ember {
+namespace {
+
+const OpInfo kViewOps[] = {
+    {"view", OpKind::View, kAllTypes, true},
+    {"reshape", OpKind::View, kAllTypes, true},
+    {"permute", OpKind::View, kAllTypes, true},
+    {"transpose", OpKind::View, kAllTypes, true},
+    {"t", OpKind::View, kAllTypes, true},
+    {"expand", OpKind::View, kAllTypes, true},
+    {"squeeze", OpKind::View, kAllTypes, true},
+    {"unsqueeze", OpKind::View, kAllTypes, true},
+    {"flatten", OpKind::View, kAllTypes, true},
+    {"narrow", OpKind::View, kAllTypes, true},
+    {"select", OpKind::View, kAllTypes, true},
+    {"slice", OpKind::View, kAllTypes, true},
+    {"contiguous", OpKind::View, kAllTypes, true},
+    {"clone", OpKind::View, kAllTypes, true},
+    {"detach", OpKind::View, kAllTypes, false},
+    {"to", OpKind::View, kAllTypes, true},
+    {"sum_to_size", OpKind::View, kNumericTypes, true},
+};
+
+// A tensor over self's storage with new geometry; remembers the base for is_view()/._base.
+Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor out(make_ref<TensorImpl>(self.storage(), self.dtype(), sizes, strides, offset));
+  out.impl()->set_view_base(self.is_view() ? self.impl()->view_base() : self.impl_ref());
+  return out;
+}
+
+// Strides that let `sizes` view a tensor of geometry (old_sizes, old_strides) without copying,
+// or nothing when the layouts are incompatible (ATen's computeStride).
+std::optional<DimVector> view_strides(IntArrayRef old_sizes, IntArrayRef old_strides,
+                                      IntArrayRef sizes) {
+  DimVector out(sizes.size());
+  if (old_sizes.empty()) {
+    std::fill(out.begin(), out.end(), 1);
+    return out;
+  }
+  if (numel_of(old_sizes) == 0) {
+    if (old_sizes == sizes) return DimVector(old_strides.data(), old_strides.size());
+    return contiguous_strides(sizes);
+  }
+  int64_t view_d = int64_t(sizes.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = int64_t(old_sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= old_sizes[d];
+    // At the end of a chunk of dims that are contiguous among themselves, match the view dims.
+    if (d == 0 ||
+        (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || sizes[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = old_strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+DimVector dims_of(IntArrayRef a) { return DimVector(a.data(), a.size()); }
+
+// Backward of the ops whose gradient is a reshape back to the input's sizes.
+void record_reshape_like(const char* name, const Tensor& self, const Tensor& out) {
+  if (!any_requires_grad(self)) return;
+  record(name, {&self}, {&out}, [in = dims_of(self.sizes())](TensorList& g, Node&) {
+    return TensorList{reshape(g[0], in)};
+  });
+}
+
+// Plain copy of src into a fresh contiguous tensor of `dtype`, without autograd.
+Tensor copy_nograd(const Tensor& src, DType dtype) {
+  Tensor out = empty(src.sizes(), TensorOptions(dtype).device(src.device()));
+  kernel(kernels(src.device()).copy, src.device(), "copy")(out, src);
+  return out;
+}
+
+}  // namespace
+
+std::span<const OpInfo> view_op_infos() { return kViewOps; }
+
+Tensor view(const Tensor& self, IntArrayRef shape) {
+  DimVector sizes = infer_size(shape, self.numel(), "view");
+  auto strides = view_strides(self.sizes(), self.strides(), sizes);
+  EMBER_CHECK(strides, "[view] size ", shape, " is not compatible with the input's size ",
+              self.sizes(), " and stride ", self.strides(),
+              " (at least one dimension spans two contiguous subspaces). Use .reshape(...) "
+              "instead.");
+  Tensor out = make_view(self, sizes, *strides, self.storage_offset());
+  record_reshape_like("ViewBackward0", self, out);
+  return out;
+}
+
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  DimVector sizes = infer_size(shape, self.numel(), "reshape");
+  if (auto strides = view_strides(self.sizes(), self.strides(), sizes)) {
+    Tensor out = make_view(self, sizes, *strides, self.storage_offset());
+    record_reshape_like("ViewBackward0", self, out);
+    return out;
+  }
+  // Copy, then view: the graph gets CloneBackward0 and ViewBackward0, as in PyTorch.
+  return view(clone(self), sizes);
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  const int64_t nd = self.dim();
+  EMBER_CHECK(int64_t(dims.size()) == nd, "[permute] number of dims don't match: the input has ",
+              nd, " dims but dims has ", dims.size(), " entries: ", dims);
+  DimVector sizes(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd)), inverse(static_cast<size_t>(nd), -1);
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t d = wrap_dim(dims[i], nd, "permute");
+    EMBER_CHECK(inverse[d] < 0, "[permute] dim ", d, " appears twice in ", dims);
+    inverse[d] = i;
+    sizes[i] = self.sizes()[d];
+    strides[i] = self.strides()[d];
+  }
+  Tensor out = make_view(self, sizes, strides, self.storage_offset());
+  if (any_requires_grad(self)) {
+    record("PermuteBackward0", {&self}, {&out},
+           [inverse](TensorList& g, Node&) { return TensorList{permute(g[0], inverse)}; });
+  }
+  return out;
+}
+
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const int64_t nd = self.dim();
+  const int64_t d0 = wrap_dim(dim0, nd, "transpose"), d1 = wrap_dim(dim1, nd, "transpose");
+  DimVector sizes = dims_of(self.sizes()), strides = dims_of(self.strides());
+  if (nd > 0) {
+    std::swap(sizes[d0], sizes[d1]);
+    std::swap(strides[d0], strides[d1]);
+  }
+  Tensor out = make_view(self, sizes, strides, self.storage_offset());
+  if (any_requires_grad(self)) {
+    record("TransposeBackward0", {&self}, {&out},
+           [d0, d1](TensorList& g, Node&) { return TensorList{transpose(g[0], d0, d1)}; });
+  }
+  return out;
+}
+
+Tensor t(const Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ",
+              self.dim(), "D");
+  return self.dim() < 2 ? transpose(self, 0, 0) : transpose(self, 0, 1);
+}
+
+Tensor expand(const Tensor& self, IntArrayRef shape) {
+  const int64_t nd = int64_t(shape.size()), sd = self.dim();
+  EMBER_CHECK(nd >= sd, "[expand] the number of sizes provided (", nd,
+              ") must be greater or equal to the number of dimensions in the tensor (", sd, ")");
+  DimVector sizes(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd));
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    const int64_t j = i - (nd - sd);  // the matching dim of self, if any
+    const int64_t want = shape[i];
+    if (j < 0) {
+      EMBER_CHECK(want >= 0, "[expand] the expanded size of the tensor (", want,
+                  ") isn't allowed in a leading, non-existing dimension ", i);
+      sizes[i] = want;
+      strides[i] = 0;
+      continue;
+    }
+    const int64_t have = self.sizes()[j];
+    if (want == -1 || want == have) {
+      sizes[i] = have;
+      strides[i] = self.strides()[j];
+    } else {
+      EMBER_CHECK(have == 1, "[expand] the expanded size of the tensor (", want,
+                  ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                  ".  Target sizes: ", shape, ".  Tensor sizes: ", self.sizes());
+      sizes[i] = want;
+      strides[i] = 0;
+    }
+  }
+  Tensor out = make_view(self, sizes, strides, self.storage_offset());
+  if (any_requires_grad(self)) {
+    record("ExpandBackward0", {&self}, {&out}, [in = dims_of(self.sizes())](TensorList& g, Node&) {
+      return TensorList{sum_to_size(g[0], in)};
+    });
+  }
+  return out;
+}
+
+Tensor squeeze(const Tensor& self) {
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (self.sizes()[d] == 1) continue;
+    sizes.push_back(self.sizes()[d]);
+    strides.push_back(self.strides()[d]);
+  }
+  Tensor out = make_view(self, sizes, strides, self.storage_offset());
+  record_reshape_like("SqueezeBackward0", self, out);
+  return out;
+}
+
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim(), "squeeze");
+  DimVector sizes = dims_of(self.sizes()), strides = dims_of(self.strides());
+  if (self.dim() > 0 && sizes[d] == 1) {
+    sizes.erase(size_t(d));
+    strides.erase(size_t(d));
+  }
+  Tensor out = make_view(self, sizes, strides, self.storage_offset());
+  record_reshape_like("SqueezeBackward1", self, out);
+  return out;
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim() + 1, "unsqueeze");
+  DimVector sizes = dims_of(self.sizes()), strides = dims_of(self.strides());
+  // The new dim's stride: what a contiguous layout would give it (any value works for size 1).
+  const int64_t st = d < self.dim() ? self.sizes()[d] * self.strides()[d] : 1;
+  sizes.insert(size_t(d), 1);
+  strides.insert(size_t(d), st);
+  Tensor out = make_view(self, sizes, strides, self.storage_offset());
+  record_reshape_like("UnsqueezeBackward0", self, out);
+  return out;
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return reshape(self, {1});
+  const int64_t s = wrap_dim(start_dim, self.dim(), "flatten");
+  const int64_t e = wrap_dim(end_dim, self.dim(), "flatten");
+  EMBER_CHECK(s <= e, "[flatten] start_dim (", start_dim, ") cannot come after end_dim (", end_dim,
+              ")");
+  if (s == e) return self;
+  DimVector sizes;
+  for (int64_t d = 0; d < s; ++d) sizes.push_back(self.sizes()[d]);
+  int64_t merged = 1;
+  for (int64_t d = s; d <= e; ++d) merged *= self.sizes()[d];
+  sizes.push_back(merged);
+  for (int64_t d = e + 1; d < self.dim(); ++d) sizes.push_back(self.sizes()[d]);
+  return reshape(self, sizes);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  EMBER_CHECK(self.dim() > 0, "[narrow] cannot be applied to a 0-dim tensor");
+  const int64_t d = wrap_dim(dim, self.dim(), "narrow");
+  const int64_t size = self.sizes()[d];
+  EMBER_CHECK_INDEX(start >= -size && start <= size, "[narrow] start (", start,
+                    ") is out of range for dim ", d, " of size ", size);
+  if (start < 0) start += size;
+  EMBER_CHECK(length >= 0 && start + length <= size, "[narrow] start (", start, ") + length (",
+              length, ") exceeds dimension size (", size, ")");
+  return slice(self, d, start, start + length, 1);
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "[select] invalid index of a 0-dim tensor. Use `tensor.item()` "
+                    "to convert a 0-dim tensor to a number");
+  const int64_t d = wrap_dim(dim, self.dim(), "select");
+  const int64_t size = self.sizes()[d];
+  EMBER_CHECK_INDEX(index >= -size && index < size, "[select] index ", index,
+                    " is out of bounds for dimension ", d, " with size ", size);
+  if (index < 0) index += size;
+  DimVector sizes = dims_of(self.sizes()), strides = dims_of(self.strides());
+  const int64_t offset = self.storage_offset() + index * strides[d];
+  sizes.erase(size_t(d));
+  strides.erase(size_t(d));
+  Tensor out = make_view(self, sizes, strides, offset);
+  if (any_requires_grad(self)) {
+    record("SelectBackward0", {&self}, {&out},
+           [in = dims_of(self.sizes()), d, index](TensorList& g, Node&) {
+             return TensorList{select_backward(g[0], in, d, index)};
+           });
+  }
+  return out;
+}
+
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt,
+             std::optional<int64_t> end_opt, int64_t step) {
+  EMBER_CHECK(self.dim() > 0, "[slice] cannot slice a 0-dim tensor");
+  EMBER_CHECK_VALUE(step > 0, "[slice] step must be greater than zero, got ", step);
+  const int64_t d = wrap_dim(dim, self.dim(), "slice");
+  const int64_t size = self.sizes()[d];
+  // Python's clamping: negative counts from the end, out of range clamps to [0, size].
+  int64_t start = start_opt.value_or(0), end = end_opt.value_or(size);
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = std::clamp<int64_t>(start, 0, size);
+  end = std::clamp<int64_t>(end, start, size);
+  DimVector sizes = dims_of(self.sizes()), strides = dims_of(self.strides());
+  const int64_t offset = self.storage_offset() + start * strides[d];
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] *= step;
+  Tensor out = make_view(self, sizes, strides, offset);
+  if (any_requires_grad(self)) {
+    record("SliceBackward0", {&self}, {&out},
+           [in = dims_of(self.sizes()), d, start, end, step](TensorList& g, Node&) {
+             return TensorList{slice_backward(g[0], in, d, start, end, step)};
+           });
+  }
+  return out;
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                  std::optional<int64_t> storage_offset) {
+  EMBER_CHECK(size.size() == stride.size(), "[as_strided] mismatch in length of strides and "
+              "shape: ", size.size(), " sizes, ", stride.size(), " strides");
+  const int64_t offset = storage_offset.value_or(self.storage_offset());
+  int64_t last = offset;  // highest element index touched
+  bool empty_view = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK(size[i] >= 0 && stride[i] >= 0, "[as_strided] negative size or stride: size ",
+                size, ", stride ", stride);
+    if (size[i] == 0) empty_view = true;
+    last += (size[i] - 1) * stride[i];
+  }
+  EMBER_CHECK(empty_view || size_t(last + 1) * itemsize(self.dtype()) <= self.storage()->nbytes(),
+              "[as_strided] setting a storage of ", self.storage()->nbytes() / itemsize(self.dtype()),
+              " elements to size ", size, ", stride ", stride, " and offset ", offset,
+              " reads out of bounds");
+  EMBER_CHECK(!any_requires_grad(self), "[as_strided] the backward of as_strided is not "
+              "implemented yet; call it on a tensor that does not require grad");
+  return make_view(self, size, stride, offset);
+}
+
+Tensor contiguous(const Tensor& self) {
+  if (self.is_contiguous()) return self;
+  return clone(self);
+}
+
+Tensor clone(const Tensor& self) {
+  Tensor out = copy_nograd(self, self.dtype());
+  if (any_requires_grad(self)) {
+    record("CloneBackward0", {&self}, {&out}, [](TensorList& g, Node&) { return TensorList{g[0]}; });
+  }
+  return out;
+}
+
+Tensor detach(const Tensor& self) {
+  return Tensor(make_ref<TensorImpl>(self.storage(), self.dtype(), self.sizes(), self.strides(),
+                                     self.storage_offset()));
+}
+
+Tensor to_dtype(const Tensor& self, DType dtype, bool copy) {
+  if (self.dtype() == dtype && !copy) return self;
+  Tensor out = copy_nograd(self, dtype);
+  if (any_requires_grad(self) && is_floating(dtype)) {
+    // The engine casts the gradient back to the input's dtype.
+    record("ToCopyBackward0", {&self}, {&out}, [](TensorList& g, Node&) { return TensorList{g[0]}; });
+  }
+  return out;
+}
+
+Tensor sum_to_size(const Tensor& self, IntArrayRef shape) {
+  EMBER_CHECK(is_expandable_to(shape, self.sizes()), "[sum_to_size] size ", shape,
+              " is not expandable to size ", self.sizes());
+  if (self.sizes() == shape) return self;
+  const int64_t lead = self.dim() - int64_t(shape.size());
+  DimVector dims;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (d < lead || (shape[d - lead] == 1 && self.sizes()[d] != 1)) dims.push_back(d);
+  }
+  Tensor r = sum(self, dims, /*keepdim=*/true);
+  return lead > 0 ? view(r, shape) : r;
+}
+
+Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  Tensor out = zeros(input_sizes, TensorOptions(grad.dtype()).device(grad.device()));
+  {
+    NoGradGuard no_grad;
+    Tensor target = select(out, dim, index);
+    copy_(target, grad);
+  }
+  if (any_requires_grad(grad)) {
+    record("SelectBackwardBackward0", {&grad}, {&out}, [dim, index](TensorList& g, Node&) {
+      return TensorList{select(g[0], dim, index)};
+    });
+  }
+  return out;
+}
+
+Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t start,
+                      int64_t end, int64_t step) {
+  Tensor out = zeros(input_sizes, TensorOptions(grad.dtype()).device(grad.device()));
+  {
+    NoGradGuard no_grad;
+    Tensor target = slice(out, dim, start, end, step);
+    copy_(target, grad);
+  }
+  if (any_requires_grad(grad)) {
+    record("SliceBackwardBackward0", {&grad}, {&out}, [dim, start, end, step](TensorList& g, Node&) {
+      return TensorList{slice(g[0], dim, start, end, step)};
+    });
+  }
+  return out;
+}
+
+}  // namespace ember

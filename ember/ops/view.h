@@ -1,0 +1,41 @@
+// View ops (share storage with their input) and the copies next to them.
+#pragma once
+
+#include <optional>
+
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+Tensor view(const Tensor& self, IntArrayRef shape);
+// A view when the strides allow it, otherwise a copy (as PyTorch).
+Tensor reshape(const Tensor& self, IntArrayRef shape);
+Tensor permute(const Tensor& self, IntArrayRef dims);
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
+// Transpose of a tensor of at most 2 dims.
+Tensor t(const Tensor& self);
+Tensor expand(const Tensor& self, IntArrayRef shape);  // -1 keeps a dim's size
+Tensor squeeze(const Tensor& self);
+Tensor squeeze(const Tensor& self, int64_t dim);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& self, int64_t dim, int64_t index);
+// self[start:end:step] along dim, with Python's clamping of start and end; step > 0.
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> end, int64_t step = 1);
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                  std::optional<int64_t> storage_offset = std::nullopt);
+Tensor contiguous(const Tensor& self);
+Tensor clone(const Tensor& self);
+Tensor detach(const Tensor& self);
+Tensor to_dtype(const Tensor& self, DType dtype, bool copy = false);
+// Sums `self` down to `shape` (the inverse of broadcasting): the gradient of expand.
+Tensor sum_to_size(const Tensor& self, IntArrayRef shape);
+
+// Gradients of the indexing views: zeros of `input_sizes` with `grad` written at the view.
+Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index);
+Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t start,
+                      int64_t end, int64_t step);
+
+}  // namespace ember

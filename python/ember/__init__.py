@@ -1,0 +1,28 @@
+"""ember: a deep learning library with a C++ core and PyTorch's Python API.
+
+`import ember as torch` runs common PyTorch code: the same names, the same semantics. Importing
+ember loads its C++ core and nothing else (no NumPy): see docs/design/python.md.
+"""
+
+from ember import _C
+from ember._size import Size
+
+_C._set_size_type(Size)
+
+# Every public name of the extension: Tensor, dtypes (including PyTorch's aliases such as
+# ember.float and ember.long, which shadow Python builtins in this namespace, as in torch), ops,
+# factories. Code that needs the builtins lives in the submodules, not here.
+globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
+
+from ember import _tensor  # noqa: E402  (Python-side Tensor methods)
+from ember import autograd  # noqa: E402
+from ember._utils import is_tensor, numel, result_type, set_printoptions  # noqa: E402
+from ember.autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__version__ = "0.1.0"

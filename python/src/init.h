@@ -1,0 +1,18 @@
+// One init function per binding file (python/src/*.cpp).
+#pragma once
+
+#include "convert.h"
+
+namespace ember::py {
+void init_types(nb::module_& m);     // types.cpp: dtype, device, Generator
+void init_tensor(nb::module_& m);    // tensor.cpp: the Tensor class
+void init_ops(nb::module_& m);       // ops.cpp: ops as functions and methods
+void init_creation(nb::module_& m);  // creation.cpp: factories and ember.tensor
+void init_autograd(nb::module_& m);  // autograd.cpp: grad mode, backward, custom functions
+void init_interop(nb::module_& m);   // interop.cpp: NumPy and DLPack
+void init_utils(nb::module_& m);     // utils.cpp: threads, memory, printing, registry
+
+// The nb::class_ of Tensor, for files that add methods to it.
+nb::class_<Tensor>& tensor_class();
+void release_tensor_class();  // at the end of module initialisation
+}  // namespace ember::py

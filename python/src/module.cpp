@@ -1,0 +1,40 @@
+// The extension module ember._C: one init function per binding file, as the C++ areas.
+#include "convert.h"
+#include "init.h"
+
+NB_MODULE(_C, m) {
+  using namespace ember;
+  // ember errors become the Python exception PyTorch raises for the same mistake.
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const Error& e) {
+      PyObject* type = PyExc_RuntimeError;
+      switch (e.kind()) {
+        case ErrorKind::Value:
+          type = PyExc_ValueError;
+          break;
+        case ErrorKind::Type:
+          type = PyExc_TypeError;
+          break;
+        case ErrorKind::Index:
+          type = PyExc_IndexError;
+          break;
+        case ErrorKind::NotImplemented:
+          type = PyExc_NotImplementedError;
+          break;
+        case ErrorKind::Runtime:
+          break;
+      }
+      PyErr_SetString(type, e.what());
+    }
+  });
+  py::init_types(m);
+  py::init_tensor(m);
+  py::init_ops(m);
+  py::init_creation(m);
+  py::init_autograd(m);
+  py::init_interop(m);
+  py::init_utils(m);
+  py::release_tensor_class();
+}

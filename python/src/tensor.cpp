@@ -1,0 +1,179 @@
+// The Tensor class: properties, conversions, Python operators and basic indexing.
+#include "init.h"
+
+namespace ember::py {
+namespace {
+
+// Alive only while the module initialises (a lasting reference would leak the type).
+std::optional<nb::class_<Tensor>> tensor_cls;
+
+nb::object scalar_to_python(const Scalar& s) {
+  return nb::steal(nb::detail::type_caster<Scalar>::from_cpp(s, nb::rv_policy::move, nullptr));
+}
+
+nb::object tolist(const Tensor& t, int64_t dim, int64_t offset) {
+  if (dim == t.dim()) {
+    return dispatch_dtype(t.dtype(), "tolist", [&]<class T>() {
+      return scalar_to_python(Scalar(static_cast<const T*>(t.data_ptr())[offset]));
+    });
+  }
+  const int64_t n = t.sizes()[dim], stride = t.strides()[dim];
+  PyObject* list = PyList_New(Py_ssize_t(n));
+  nb::object owner = nb::steal(list);
+  for (int64_t i = 0; i < n; ++i) {
+    PyList_SET_ITEM(list, i, tolist(t, dim + 1, offset + i * stride).release().ptr());
+  }
+  return owner;
+}
+
+// One Python slice applied to `dim`.
+Tensor apply_slice(const Tensor& self, int64_t dim, nb::handle s) {
+  Py_ssize_t start, stop, step;
+  if (PySlice_Unpack(s.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
+  EMBER_CHECK_VALUE(step > 0, "step must be greater than zero");
+  const int64_t size = self.sizes()[dim];
+  PySlice_AdjustIndices(Py_ssize_t(size), &start, &stop, step);
+  if (stop < start) stop = start;
+  return slice(self, dim, int64_t(start), int64_t(stop), int64_t(step));
+}
+
+bool is_int_index(nb::handle h) {
+  return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr());
+}
+
+// Basic indexing: ints, slices (with steps), None and Ellipsis, alone or in a tuple. The result
+// is always a view. Advanced indexing (tensors, lists, masks) is for a later version.
+Tensor index(const Tensor& self, nb::handle idx) {
+  if (is_int_index(idx)) return select(self, 0, to_int64(idx, "index"));
+  if (PySlice_Check(idx.ptr())) {
+    EMBER_CHECK_INDEX(self.dim() > 0, "[index] invalid index of a 0-dim tensor");
+    return apply_slice(self, 0, idx);
+  }
+  nb::tuple items = PyTuple_Check(idx.ptr()) ? nb::borrow<nb::tuple>(idx) : nb::make_tuple(idx);
+  // How many dims the items consume, to know how many an Ellipsis stands for.
+  int64_t consumed = 0;
+  bool ellipsis = false;
+  for (nb::handle it : items) {
+    if (it.is_none()) continue;
+    if (it.ptr() == Py_Ellipsis) {
+      EMBER_CHECK_INDEX(!ellipsis, "an index can only have a single ellipsis ('...')");
+      ellipsis = true;
+      continue;
+    }
+    if (is_int_index(it) || PySlice_Check(it.ptr())) {
+      ++consumed;
+      continue;
+    }
+    if (nb::isinstance<Tensor>(it) || PyList_Check(it.ptr()) || PyBool_Check(it.ptr())) {
+      EMBER_FAIL_KIND(ErrorKind::NotImplemented,
+                      "[index] advanced indexing (tensors, lists and masks as indices) is not "
+                      "supported yet; use ints, slices, None and ...");
+    }
+    if (PyIndex_Check(it.ptr())) {
+      ++consumed;
+      continue;
+    }
+    type_error("only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got " +
+               nb::cast<std::string>(nb::str(nb::handle(it.type()).attr("__name__"))) + ")");
+  }
+  EMBER_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ",
+                    self.dim(), " (got ", consumed, ")");
+  Tensor out = self;
+  int64_t dim = 0;
+  for (nb::handle it : items) {
+    if (it.is_none()) {
+      out = unsqueeze(out, dim++);
+    } else if (it.ptr() == Py_Ellipsis) {
+      dim += self.dim() - consumed;
+    } else if (PySlice_Check(it.ptr())) {
+      out = apply_slice(out, dim++, it);
+    } else {
+      out = select(out, dim, to_int64(it, "index"));  // the dim disappears
+    }
+  }
+  // x[...] and x[()] still give a view, not the tensor itself.
+  return out.is_same(self) ? view(self, self.sizes()) : out;
+}
+
+nb::object item(const Tensor& t) { return scalar_to_python(t.item()); }
+
+}  // namespace
+
+nb::class_<Tensor>& tensor_class() { return *tensor_cls; }
+void release_tensor_class() { tensor_cls.reset(); }
+
+void init_tensor(nb::module_& m) {
+  tensor_cls.emplace(m, "Tensor", nb::dynamic_attr(), nb::is_weak_referenceable());
+  tensor_cls->def(nb::init<>())
+      .def("__init__", [](Tensor* self, const Tensor& other) { new (self) Tensor(detach(other)); },
+           nb::arg("data"))
+      // ---- what it is
+      .def_prop_ro("shape", [](const Tensor& t) { return make_size(t.sizes()); })
+      .def("size", [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+             if (dim) return nb::int_(t.size(*dim));
+             return make_size(t.sizes());
+           }, nb::arg("dim") = nb::none())
+      .def("stride", [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+             if (dim) return nb::int_(t.stride(*dim));
+             nb::list l;
+             for (int64_t s : t.strides()) l.append(s);
+             return nb::tuple(l);
+           }, nb::arg("dim") = nb::none())
+      .def_prop_ro("dtype", &Tensor::dtype)
+      .def_prop_ro("device", &Tensor::device)
+      .def_prop_ro("ndim", &Tensor::dim)
+      .def("dim", &Tensor::dim)
+      .def("ndimension", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("nelement", &Tensor::numel)
+      .def("element_size", &Tensor::element_size)
+      .def_prop_ro("itemsize", &Tensor::element_size)
+      .def_prop_ro("nbytes", &Tensor::nbytes)
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("is_floating_point", &Tensor::is_floating_point)
+      .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
+      .def_prop_ro("_version", &Tensor::version)
+      .def_prop_ro("_base", [](const Tensor& t) -> nb::object {
+        return t.is_view() ? wrap(t.base()) : nb::none();
+      })
+      .def("_is_view", &Tensor::is_view)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("__len__", [](const Tensor& t) {
+        if (t.dim() == 0) type_error("len() of a 0-d tensor");
+        return t.sizes()[0];
+      })
+      .def("__repr__", &Tensor::repr)
+      .def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
+      // ---- values
+      .def("item", &item)
+      .def("tolist", [](const Tensor& t) {
+        const Tensor c = t.device().is_cpu() ? t : t.to(kCPU);
+        return tolist(c, 0, 0);
+      })
+      .def("__bool__", [](const Tensor& t) {
+        EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is "
+                    "ambiguous");
+        return t.item().to_bool();
+      })
+      .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
+      .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
+      .def("__index__", [](const Tensor& t) {
+        EMBER_CHECK_TYPE(!t.is_floating_point() && t.dtype() != kBool && t.numel() == 1,
+                         "only integer tensors of a single element can be converted to an index");
+        return t.item().to_int();
+      })
+      // ---- indexing
+      .def("__getitem__", &index)
+      .def("__setitem__", [](Tensor& self, nb::handle idx, TensorOrScalar value) {
+        Tensor target = index(self, idx);
+        if (value.tensor) {
+          copy_(target, *value.tensor);
+        } else {
+          fill_(target, value.scalar);
+        }
+      });
+}
+
+}  // namespace ember::py

@@ -112,20 +112,28 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions o) {
   return finish(Tensor(make_ref<TensorImpl>(std::move(storage), dt, size, stride, 0)), o);
 }
 
+namespace {
+// full/zeros/ones: `op` names the caller in errors.
+Tensor filled(IntArrayRef size, const Scalar& value, TensorOptions o, const char* op) {
+  check_size(size, op);
+  Tensor t = empty(size, o.requires_grad(false));
+  kernel(kernels(t.device()).fill, t.device(), op)(t, value);
+  return finish(t, o);
+}
+}  // namespace
+
 Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions o) {
   if (!o.dtype_) o.dtype_ = dtype_for(fill_value);
-  Tensor t = empty(size, o.requires_grad(false));
-  kernel(kernels(t.device()).fill, t.device(), "full")(t, fill_value);
-  return finish(t, o);
+  return filled(size, fill_value, o, "full");
 }
 
 Tensor zeros(IntArrayRef size, TensorOptions o) {
   if (!o.dtype_) o.dtype_ = get_default_dtype();
-  return full(size, 0, o);
+  return filled(size, 0, o, "zeros");
 }
 Tensor ones(IntArrayRef size, TensorOptions o) {
   if (!o.dtype_) o.dtype_ = get_default_dtype();
-  return full(size, 1, o);
+  return filled(size, 1, o, "ones");
 }
 Tensor scalar_tensor(const Scalar& value, TensorOptions o) { return full({}, value, o); }
 

@@ -42,9 +42,12 @@ std::vector<OpInfo> make_op_infos() {
     v.push_back({i.name, OpKind::Binary, i.to_float ? kAllTypes : i.dtypes, true});
   }
   for (const auto& i : kCompare) v.push_back({i.name, OpKind::Compare, kAllTypes, false});
-  for (const char* name : {"add_", "sub_", "mul_", "div_"}) {
-    v.push_back({name, OpKind::Inplace, kNumericTypes, true});
-  }
+  // The in-place forms accept what their out-of-place op accepts, and must be able to store the
+  // result in self: integer division gives floats, so div_ takes floating tensors only.
+  v.push_back({"add_", OpKind::Inplace, kAllTypes, true});
+  v.push_back({"sub_", OpKind::Inplace, kNumericTypes, true});
+  v.push_back({"mul_", OpKind::Inplace, kAllTypes, true});
+  v.push_back({"div_", OpKind::Inplace, kFloatingTypes, true});
   v.push_back({"zero_", OpKind::Inplace, kAllTypes, true});
   v.push_back({"fill_", OpKind::Inplace, kAllTypes, true});
   v.push_back({"copy_", OpKind::Inplace, kAllTypes, true});

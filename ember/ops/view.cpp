@@ -33,7 +33,7 @@ const OpInfo kViewOps[] = {
     {"clone", OpKind::View, kAllTypes, true},
     {"detach", OpKind::View, kAllTypes, false},
     {"to", OpKind::View, kAllTypes, true},
-    {"sum_to_size", OpKind::View, kNumericTypes, true},
+    {"sum_to_size", OpKind::View, kAllTypes, true},
 };
 
 // A tensor over self's storage with new geometry; remembers the base for is_view()/._base.

@@ -220,6 +220,9 @@ void init_ops(nb::module_& m) {
       .def("permute", [](const Tensor& t, nb::args dims) {
         return permute(t, shape_from_args(dims, "permute"));
       })
+      .def("sum_to_size", [](const Tensor& t, nb::args size) {
+        return sum_to_size(t, shape_from_args(size, "sum_to_size"));
+      })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); },
            nb::arg("other"))
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); },

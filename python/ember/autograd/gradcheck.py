@@ -4,7 +4,7 @@ import itertools
 from typing import Callable, Optional, Sequence
 
 from ember import _C
-from ember.autograd.grad_mode import no_grad
+from ember.autograd.grad_mode import enable_grad, no_grad
 
 Tensor = _C.Tensor
 
@@ -137,11 +137,13 @@ def gradgradcheck(
     n = len(inputs)
 
     def first_derivative(*args):
-        ins, gouts = args[:n], args[n:]
-        outs = [o for o in _as_tuple(func(*ins)) if o.is_floating_point() and o.requires_grad]
-        diff = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
-        grads = _C._grad(outs, diff, list(gouts), True, True, True)
-        return tuple(g for g in grads if g is not None)
+        # Differentiates even when gradcheck evaluates it under no_grad (finite differences).
+        with enable_grad():
+            ins, gouts = args[:n], args[n:]
+            outs = [o for o in _as_tuple(func(*ins)) if o.is_floating_point() and o.requires_grad]
+            diff = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
+            grads = _C._grad(outs, diff, list(gouts), True, True, True)
+            return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivative, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol,
                      rtol=rtol, raise_exception=raise_exception)

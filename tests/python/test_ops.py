@@ -1,0 +1,173 @@
+"""Generic tests over the op table (ember.testing.op_db): every op, every dtype it declares."""
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import rng_for
+
+import ember
+from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
+
+# |actual - expected| <= atol + rtol * |expected|, per output dtype.
+TOL = {
+    ember.float16: (2e-3, 1e-3),
+    ember.bfloat16: (1.6e-2, 1e-2),
+    ember.float32: (1e-5, 1e-6),
+    ember.float64: (1e-10, 1e-12),
+}
+
+
+def call(spec, sample, dtype, noncontiguous=False):
+    args = tuple(to_tensor(a, dtype, noncontiguous) for a in sample.args)
+    if spec.creation:
+        return spec.op(*args, dtype=dtype, **sample.kwargs)
+    return spec.op(*args, **sample.kwargs)
+
+
+def outputs(result) -> tuple:
+    return tuple(result) if isinstance(result, tuple) else (result,)
+
+
+def expected_values(spec, sample, dtype):
+    args = tuple(rounded(a, dtype) for a in sample.args)
+    # NumPy warns where the math gives inf or nan (log 0, mean of nothing); so does the op.
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return outputs(spec.ref(*args, **sample.kwargs))
+
+
+def assert_matches(actual, expected, desc):
+    assert tuple(actual.shape) == np.shape(expected), f"{desc}: shape {tuple(actual.shape)} vs {np.shape(expected)}"
+    got = to_numpy(actual)
+    # The reference in float64, brought to the output's dtype (integer results wrap as in C).
+    np_dtype = NUMPY_DTYPE.get(actual.dtype, np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = np.asarray(expected).astype(np_dtype)
+    if actual.dtype == ember.bfloat16:
+        want = to_numpy(ember.from_numpy(np.ascontiguousarray(want.astype(np.float32))).to(ember.bfloat16))
+    want = want.astype(got.dtype)
+    if actual.is_floating_point():
+        rtol, atol = TOL[actual.dtype]
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=desc)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=desc)
+
+
+def declared():
+    return [pytest.param(spec, d, id=f"{spec.name}-{d}".replace("ember.", ""))
+            for spec in OPS for d in spec.dtypes]
+
+
+@pytest.mark.parametrize("spec,dtype", declared())
+def test_forward_matches_numpy(spec, dtype):
+    rng = rng_for(spec.name + str(dtype))
+    for sample in spec.samples(dtype, rng):
+        desc = f"{spec.name}({sample.desc}) {dtype}"
+        out = call(spec, sample, dtype)
+        if spec.check is not None:
+            spec.check(out, sample, dtype)
+            continue
+        got = outputs(out)
+        want = expected_values(spec, sample, dtype)
+        assert len(got) == len(want), desc
+        for g, w in zip(got, want):
+            assert_matches(g, w, desc)
+
+
+@pytest.mark.parametrize("spec,dtype", declared())
+def test_noncontiguous_inputs_agree(spec, dtype):
+    if spec.check is not None or not spec.noncontiguous:
+        return  # random or uninitialised outputs; or an op that needs contiguous input
+    rng = rng_for(spec.name + "nc" + str(dtype))
+    for sample in spec.samples(dtype, rng):
+        if not any(isinstance(a, np.ndarray) and a.size > 1 for a in sample.args):
+            continue
+        desc = f"{spec.name}({sample.desc}) {dtype} non-contiguous"
+        want = outputs(call(spec, sample, dtype))
+        got = outputs(call(spec, sample, dtype, noncontiguous=True))
+        for g, w in zip(got, want):
+            assert tuple(g.shape) == tuple(w.shape), desc
+            if g.is_floating_point():
+                rtol, atol = TOL[g.dtype]
+                np.testing.assert_allclose(to_numpy(g), to_numpy(w), rtol=rtol, atol=atol,
+                                           equal_nan=True, err_msg=desc)
+            else:
+                np.testing.assert_array_equal(to_numpy(g), to_numpy(w), err_msg=desc)
+
+
+@pytest.mark.parametrize("spec", OPS, ids=lambda s: s.name)
+def test_undeclared_dtypes_raise(spec):
+    for dtype in ALL:
+        if dtype in spec.dtypes:
+            continue
+        rng = rng_for(spec.name)
+        sample = spec.samples(dtype, rng)[0]
+        with pytest.raises((TypeError, RuntimeError)) as info:
+            call(spec, sample, dtype)
+        text = str(info.value)
+        assert spec.name.rstrip("_") in text or "dtype" in text or "type" in text, text
+
+
+@pytest.mark.parametrize("spec", [s for s in OPS if s.grad], ids=lambda s: s.name)
+def test_gradients_match_finite_differences(spec):
+    rng = rng_for(spec.name + "grad")
+    for sample in spec.samples(ember.float64, rng):
+        arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
+        if not sample.grad or not arrays or sum(a.size for a in arrays) > 200:
+            continue
+        args = [to_tensor(a, ember.float64) for a in sample.args]
+        for a in args:
+            if isinstance(a, ember.Tensor):
+                a.requires_grad_(True)
+
+        def fn(*xs, sample=sample):
+            return spec.op(*xs, **sample.kwargs)
+
+        assert ember.autograd.gradcheck(fn, tuple(args)), f"{spec.name}({sample.desc})"
+
+
+@pytest.mark.parametrize("spec", [s for s in OPS if s.gradgrad], ids=lambda s: s.name)
+def test_second_derivatives_match_finite_differences(spec):
+    rng = rng_for(spec.name + "gradgrad")
+    checked = 0
+    for sample in spec.samples(ember.float64, rng):
+        arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
+        if not sample.grad or not arrays or sum(a.size for a in arrays) > 30 or any(
+                a.size == 0 for a in arrays):
+            continue
+        args = [to_tensor(a, ember.float64).requires_grad_(True) if isinstance(a, np.ndarray)
+                else a for a in sample.args]
+
+        def fn(*xs, sample=sample):
+            return spec.op(*xs, **sample.kwargs)
+
+        assert ember.autograd.gradgradcheck(fn, tuple(args)), f"{spec.name}({sample.desc})"
+        checked += 1
+    assert checked > 0, f"{spec.name}: no sample small enough for gradgradcheck"
+
+
+@pytest.mark.parametrize("spec", [s for s in OPS if s.errors()], ids=lambda s: s.name)
+def test_bad_input_raises(spec):
+    for err in spec.errors():
+        with pytest.raises(err.exc) as info:
+            err.make()
+        assert err.match in str(info.value), f"{err.desc}: {info.value}"
+
+
+def test_every_registered_op_has_a_record():
+    registry = {name: dtypes for name, kind, dtypes, diff in ember._C._op_registry()}
+    missing = sorted(set(registry) - set(OP_DB))
+    unknown = sorted(set(OP_DB) - set(registry))
+    assert not missing, f"ops without an op_db record: {missing}"
+    assert not unknown, f"op_db records without a registered op: {unknown}"
+
+
+@pytest.mark.parametrize("spec", OPS, ids=lambda s: s.name)
+def test_declared_dtypes_match_registry(spec):
+    registry = {name: dtypes for name, kind, dtypes, diff in ember._C._op_registry()}
+    assert set(registry[spec.name]) == set(spec.dtypes), spec.name
+
+
+def test_floating_list_is_complete():
+    assert {d for d in ALL if d.is_floating_point} == set(FLOATING)

@@ -61,11 +61,20 @@ struct PyFunctionNode final : Node {
       Tensor t = s.unpack(*this);
       unpacked.append(t.defined() ? wrap(std::move(t)) : nb::none());
     }
-    ctx->get().attr("_saved") = nb::tuple(unpacked);
+    nb::handle ctx_obj = ctx->get();
+    ctx_obj.attr("_saved") = nb::tuple(unpacked);
     nb::list args;
-    args.append(ctx->get());
+    args.append(ctx_obj);
     for (Tensor& g : grads) args.append(g.defined() ? wrap(std::move(g)) : nb::none());
-    nb::object result = ctx->get().attr("_backward_fn")(*nb::tuple(args));
+    nb::object result;
+    try {
+      result = ctx_obj.attr("_backward_fn")(*nb::tuple(args));
+    } catch (...) {
+      ctx_obj.attr("_saved") = nb::none();
+      throw;
+    }
+    // The unpacked tensors may point back at this node: dropping them avoids a cycle through C++.
+    ctx_obj.attr("_saved") = nb::none();
     nb::tuple res = nb::isinstance<nb::tuple>(result) ? nb::borrow<nb::tuple>(result)
                                                       : nb::make_tuple(result);
     // Extra trailing Nones are allowed, as in PyTorch.

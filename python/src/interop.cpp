@@ -134,7 +134,7 @@ void init_interop(nb::module_& m) {
         EMBER_CHECK(!t.requires_grad(), "Can't export tensors that require gradient, use "
                     "tensor.detach()");
         EMBER_CHECK(t.device().is_cpu(), "[__dlpack__] only CPU tensors can be exported for now");
-        nb::object arr = nb::cast(to_array<nb::no_framework>(t));
+        nb::object arr = nb::cast(to_array<nb::array_api>(t));  // has __dlpack__ (versioned too)
         return arr.attr("__dlpack__")(**kwargs);
       })
       .def("__dlpack_device__", [](const Tensor& t) {

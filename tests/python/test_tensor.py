@@ -1,0 +1,212 @@
+"""Tensors from Python: creation, properties, views, indexing, conversions and errors."""
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def test_tensor_from_nested_lists_infers_dtype_and_shape():
+    assert ember.tensor([[1, 2], [3, 4]]).dtype == ember.int64
+    assert ember.tensor([[1, 2.5]]).dtype == ember.float32
+    assert ember.tensor([True, False]).dtype == ember.bool
+    assert ember.tensor([True, 2]).dtype == ember.int64
+    assert ember.tensor([]).dtype == ember.float32
+    t = ember.tensor(((1, 2, 3), [4, 5, 6]), dtype=ember.float64)
+    assert t.shape == (2, 3) and t.dtype == ember.float64
+    assert t.tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    assert ember.tensor(3.5).dim() == 0 and ember.tensor(3.5).item() == 3.5
+    assert ember.tensor([ember.tensor(1.5), 2]).tolist() == [1.5, 2.0]
+
+
+def test_tensor_errors():
+    with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1"):
+        ember.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError):
+        ember.tensor(["a"])
+
+
+def test_default_dtype_switch():
+    ember.set_default_dtype(ember.float64)
+    try:
+        assert ember.tensor([1.5]).dtype == ember.float64
+        assert ember.zeros(2).dtype == ember.float64
+        assert (ember.arange(3) * 0.5).dtype == ember.float64
+    finally:
+        ember.set_default_dtype(ember.float32)
+    with pytest.raises(TypeError):
+        ember.set_default_dtype(ember.int64)
+
+
+def test_factories_accept_varargs_and_sequences():
+    assert ember.zeros(2, 3).shape == (2, 3)
+    assert ember.zeros((2, 3)).shape == (2, 3)
+    assert ember.ones([4]).shape == (4,)
+    assert ember.empty(ember.Size([1, 2])).shape == (1, 2)
+    assert ember.full((2,), 7).dtype == ember.int64
+    assert ember.full((2,), 7.0).dtype == ember.float32
+    assert ember.arange(5).tolist() == [0, 1, 2, 3, 4]
+    assert ember.arange(1, 2, 0.25).tolist() == [1.0, 1.25, 1.5, 1.75]
+    assert ember.eye(2).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    x = ember.ones(2, 3, dtype=ember.float64)
+    assert x.new_zeros(4).dtype == ember.float64
+    assert x.new_tensor([1, 2]).dtype == ember.float64
+
+
+def test_properties():
+    x = ember.zeros(2, 3, 4)
+    assert x.shape == ember.Size([2, 3, 4]) and x.size() == (2, 3, 4) and x.size(-1) == 4
+    assert x.ndim == 3 and x.dim() == 3 and len(x) == 2 and x.numel() == 24
+    assert x.stride() == (12, 4, 1) and x.stride(0) == 12
+    assert x.dtype == ember.float32 and x.element_size() == 4 and x.nbytes == 96
+    assert x.device == ember.device("cpu") and x.is_cpu and not x.is_cuda
+    assert x.is_contiguous() and not x.transpose(0, 2).is_contiguous()
+    with pytest.raises(TypeError):
+        len(ember.tensor(1.0))
+    with pytest.raises(IndexError, match="out of range"):
+        x.size(3)
+
+
+def test_views_share_memory_and_version():
+    base = ember.arange(12.0)
+    v = base.view(3, 4)
+    v[1, 2] = 100.0
+    assert base[6].item() == 100.0
+    assert v._base is base or v._is_view()
+    assert base._version == v._version == 1
+    t = v.t()
+    assert t.shape == (4, 3) and t.stride() == (1, 4) and not t.is_contiguous()
+    assert t.contiguous().is_contiguous()
+    assert ember.arange(6).reshape(2, 3).t().reshape(6).tolist() == [0, 3, 1, 4, 2, 5]
+    e = ember.tensor([1.0, 2.0]).expand(3, 2)
+    assert e.stride() == (0, 1) and e.tolist() == [[1.0, 2.0]] * 3
+
+
+def test_basic_indexing_matches_numpy():
+    a = np.arange(60).reshape(3, 4, 5)
+    t = ember.tensor(a.tolist())
+    for idx in [1, -1, (1, 2), (slice(None), 2), (Ellipsis, 1), (None, 1),
+                (slice(1, None), slice(None, None, 2), 3), (1, Ellipsis, None),
+                slice(-2, None), (slice(0, 3, 2), None, slice(None), -1), ()]:
+        assert t[idx].tolist() == a[idx].tolist(), idx
+        assert t[idx].shape == a[idx].shape, idx
+
+
+def test_setitem():
+    t = ember.zeros(3, 4)
+    t[1] = 5
+    t[:, 0] = ember.tensor([1.0, 2.0, 3.0])
+    t[2, 1:3] = ember.tensor(7.0)
+    assert t.tolist() == [[1, 0, 0, 0], [2, 5, 5, 5], [3, 7, 7, 0]]
+
+
+def test_index_errors():
+    t = ember.zeros(3, 4)
+    with pytest.raises(IndexError, match="out of bounds"):
+        t[3]
+    with pytest.raises(IndexError, match="too many indices"):
+        t[0, 0, 0]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        t[::-1]
+    with pytest.raises(TypeError):
+        t["a"]
+    with pytest.raises(NotImplementedError, match="advanced indexing"):
+        t[ember.tensor([0, 1])]
+
+
+def test_item_and_python_conversions():
+    assert ember.tensor([2.5]).item() == 2.5
+    assert isinstance(ember.tensor(3).item(), int)
+    assert ember.tensor(True).item() is True
+    assert float(ember.tensor(1.5)) == 1.5 and int(ember.tensor(7)) == 7
+    assert [0, 1, 2][ember.tensor(1)] == 1
+    assert bool(ember.tensor([1]))
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(ember.ones(2))
+    with pytest.raises(RuntimeError, match="2 elements"):
+        ember.ones(2).item()
+    assert [x.item() for x in ember.tensor([1, 2, 3])] == [1, 2, 3]
+    with pytest.raises(TypeError, match="0-d"):
+        iter(ember.tensor(1.0))
+    assert f"{ember.tensor(2.5):.2f}" == "2.50"
+
+
+def test_dtype_conversions():
+    x = ember.tensor([1.7, -2.2])
+    assert x.long().tolist() == [1, -2]
+    assert x.to(ember.int32).dtype == ember.int32
+    assert x.double().dtype == ember.float64
+    assert x.half().dtype == ember.float16 and x.bfloat16().dtype == ember.bfloat16
+    assert x.bool().tolist() == [True, True]
+    assert x.to("cpu") is x and x.to(ember.float32) is x
+    assert x.to(ember.float32, copy=True) is not x
+    assert x.type_as(ember.zeros(1, dtype=ember.int8)).dtype == ember.int8
+    with pytest.raises(RuntimeError, match="CUDA"):
+        x.to("cuda")
+
+
+def test_type_promotion_follows_pytorch():
+    i = ember.tensor([1, 2])
+    f16 = ember.tensor([1.0], dtype=ember.float16)
+    assert (i * 2.5).dtype == ember.float32  # Python scalars are weak
+    assert (i + 1).dtype == ember.int64
+    assert (f16 + 1.0).dtype == ember.float16
+    assert (f16 + ember.tensor(1.0, dtype=ember.float64)).dtype == ember.float16  # 0-d is weak
+    assert (i + ember.tensor(1.0, dtype=ember.float64)).dtype == ember.float64
+    assert (ember.tensor([1], dtype=ember.uint8) + ember.tensor([1], dtype=ember.int8)).dtype \
+        == ember.int16
+    assert (ember.tensor([True]) + ember.tensor([True])).dtype == ember.bool
+    assert (i / 2).dtype == ember.float32  # true division
+    assert (i == 1).dtype == ember.bool
+    assert ember.result_type(i, 1.0) == ember.float32
+    assert ember.promote_types(ember.float16, ember.bfloat16) == ember.float32
+
+
+def test_broadcast_error_names_op_and_shapes():
+    with pytest.raises(RuntimeError, match=r"\[add\] shapes \[2, 3\] and \[4\]"):
+        ember.ones(2, 3) + ember.ones(4)
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+        ember.mm(ember.ones(2, 3), ember.ones(4, 5))
+    with pytest.raises(IndexError, match=r"\[sum\] dim 2 is out of range"):
+        ember.ones(2, 3).sum(2)
+    with pytest.raises(TypeError, match=r"\[sub\] not implemented for dtype bool"):
+        ember.tensor([True]) - ember.tensor([False])
+
+
+def test_inplace_returns_self_and_bumps_version():
+    x = ember.zeros(3)
+    assert x.add_(1) is x and x._version == 1
+    x += 2
+    assert x.tolist() == [3.0, 3.0, 3.0] and x._version == 2
+    y = x.mul_(ember.tensor([1.0, 2.0, 3.0])).sub_(1, alpha=2).div_(2)
+    assert y is x and x.tolist() == [0.5, 2.0, 3.5]
+    assert x.zero_().tolist() == [0, 0, 0] and x.fill_(4).tolist() == [4, 4, 4]
+    x.copy_(ember.tensor([1, 2, 3]))
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        ember.zeros(2, dtype=ember.int64).add_(1.5)
+
+
+def test_reductions():
+    x = ember.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    assert x.sum().item() == 21 and x.sum(0).tolist() == [5, 7, 9]
+    assert x.sum((0, 1), keepdim=True).shape == (1, 1)
+    assert x.mean(1).tolist() == [3.0, 4.0]
+    values, indices = x.max(1)
+    assert values.tolist() == [5.0, 6.0] and indices.tolist() == [1, 2]
+    assert x.max(dim=0, keepdim=True).indices.shape == (1, 3)
+    assert x.max().item() == 6.0
+    assert ember.tensor([1, 2], dtype=ember.int32).sum().dtype == ember.int64
+    assert ember.tensor([1.0, float("nan")]).max().item() != ember.tensor(1.0).item()
+
+
+def test_hash_and_weakref():
+    import weakref
+
+    x = ember.zeros(1)
+    d = {x: 1}
+    assert d[x] == 1
+    r = weakref.ref(x)
+    assert r() is x
+    x.some_attribute = 3  # tensors take attributes, as PyTorch's do
+    assert x.some_attribute == 3

@@ -82,8 +82,10 @@ class GraphTask {
     slot = slot.defined() ? add(slot, grad) : std::move(grad);
   }
 
-  void run(const std::vector<Edge>& roots, const TensorList& root_grads,
-           const std::vector<Capture>& captures, TensorList* captured,
+  void run(const std::vector<Edge>& roots,
+           const TensorList& root_grads,
+           const std::vector<Capture>& captures,
+           TensorList* captured,
            const std::unordered_map<Node*, bool>* run_targets) {
     for (size_t i = 0; i < roots.size(); ++i) {
       accumulate(roots[i].node.get(), roots[i].input_nr, root_grads[i]);
@@ -136,9 +138,9 @@ class GraphTask {
         if (!edges[i].valid()) continue;
         Node* next = edges[i].node.get();
         if (i < outputs.size() && outputs[i].defined()) {
-          accumulate(next, edges[i].input_nr,
-                     fit_gradient(node, i, std::move(outputs[i]),
-                                  next->input_meta(edges[i].input_nr)));
+          accumulate(
+              next, edges[i].input_nr,
+              fit_gradient(node, i, std::move(outputs[i]), next->input_meta(edges[i].input_nr)));
         }
         if (--next->engine.dependencies == 0 && next->engine.needed && !next->engine.queued) {
           next->engine.queued = true;
@@ -202,7 +204,8 @@ class GraphTask {
 Edge root_edge(const Tensor& t, size_t i, const char* op) {
   EMBER_CHECK(t.defined(), "[", op, "] element ", i, " of tensors is undefined");
   Edge e = gradient_edge(t);
-  EMBER_CHECK(e.valid(), "[", op, "] element ", i, " of tensors does not require grad and does "
+  EMBER_CHECK(e.valid(), "[", op, "] element ", i,
+              " of tensors does not require grad and does "
               "not have a grad_fn");
   return e;
 }
@@ -214,8 +217,10 @@ TensorList root_grads(const TensorList& tensors, const TensorList& grads, const 
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (grads.empty() || !grads[i].defined()) {
-      EMBER_CHECK(t.numel() == 1, "[", op, "] grad can be implicitly created only for scalar "
-                  "outputs, but output ", i, " has shape ", t.sizes(), "; pass a gradient");
+      EMBER_CHECK(t.numel() == 1, "[", op,
+                  "] grad can be implicitly created only for scalar "
+                  "outputs, but output ",
+                  i, " has shape ", t.sizes(), "; pass a gradient");
       out.push_back(ones_like(t));
     } else {
       EMBER_CHECK(grads[i].sizes() == t.sizes(), "[", op, "] mismatch in shape: grad_output[", i,
@@ -246,7 +251,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     } else if (g.impl()->use_count() == 1 && g.storage()->use_count() == 1 && g.is_contiguous()) {
       meta.grad = std::move(g);  // nobody else sees this buffer: take it
     } else {
-      meta.grad = clone(g);      // the user or another tensor holds it: copy
+      meta.grad = clone(g);  // the user or another tensor holds it: copy
     }
   } else if (GradMode::is_enabled()) {
     meta.grad = add(meta.grad, g);
@@ -266,8 +271,11 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 
 // ---- entry points --------------------------------------------------------------------------
 
-void backward(const TensorList& tensors, const TensorList& grad_tensors,
-              std::optional<bool> retain_graph, bool create_graph, const TensorList& inputs) {
+void backward(const TensorList& tensors,
+              const TensorList& grad_tensors,
+              std::optional<bool> retain_graph,
+              bool create_graph,
+              const TensorList& inputs) {
   std::vector<Edge> roots;
   for (size_t i = 0; i < tensors.size(); ++i) roots.push_back(root_edge(tensors[i], i, "backward"));
   TensorList grads = root_grads(tensors, grad_tensors, "backward");
@@ -304,9 +312,12 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors,
   }
 }
 
-TensorList grad(const TensorList& outputs, const TensorList& inputs,
-                const TensorList& grad_outputs, std::optional<bool> retain_graph,
-                bool create_graph, bool allow_unused) {
+TensorList grad(const TensorList& outputs,
+                const TensorList& inputs,
+                const TensorList& grad_outputs,
+                std::optional<bool> retain_graph,
+                bool create_graph,
+                bool allow_unused) {
   std::vector<Edge> roots;
   for (size_t i = 0; i < outputs.size(); ++i) roots.push_back(root_edge(outputs[i], i, "grad"));
   TensorList grads = root_grads(outputs, grad_outputs, "grad");
@@ -330,8 +341,11 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs,
   task.discover(roots, targets);
   task.run(roots, grads, captures, &result, &run_targets);
   for (size_t i = 0; i < result.size(); ++i) {
-    EMBER_CHECK(result[i].defined() || allow_unused, "[grad] one of the differentiated tensors "
-                "(input ", i, ") appears to not have been used in the graph. Set "
+    EMBER_CHECK(result[i].defined() || allow_unused,
+                "[grad] one of the differentiated tensors "
+                "(input ",
+                i,
+                ") appears to not have been used in the graph. Set "
                 "allow_unused=True if this is the desired behavior.");
   }
   return result;

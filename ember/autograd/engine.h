@@ -10,15 +10,19 @@ namespace ember {
 // Accumulates the gradients of `tensors` (seeded with `grad_tensors`, which may be omitted for
 // one-element tensors) into the .grad of the leaves they depend on. With `inputs`, only those
 // tensors' .grad is updated. `retain_graph` defaults to `create_graph`.
-void backward(const TensorList& tensors, const TensorList& grad_tensors = {},
-              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+void backward(const TensorList& tensors,
+              const TensorList& grad_tensors = {},
+              std::optional<bool> retain_graph = std::nullopt,
+              bool create_graph = false,
               const TensorList& inputs = {});
 
 // Returns d(outputs)/d(inputs) weighted by `grad_outputs`, without touching any .grad.
 // An input that no output depends on gives an error, or an undefined tensor with allow_unused.
-TensorList grad(const TensorList& outputs, const TensorList& inputs,
+TensorList grad(const TensorList& outputs,
+                const TensorList& inputs,
                 const TensorList& grad_outputs = {},
-                std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false,
                 bool allow_unused = false);
 
 // The node that accumulates into leaf `t`'s .grad (created on first use; the graph owns it).

@@ -58,8 +58,8 @@ struct CppFunctionNode final : Node {
   TensorList apply(TensorList&& grads) override {
     if (released_) throw_released(name_);
     TensorList per_arg = F::backward(&ctx, std::move(grads));
-    EMBER_CHECK(per_arg.size() == ctx.num_args_, "[", name_, "] backward returned ",
-                per_arg.size(), " gradients, but forward took ", ctx.num_args_, " arguments");
+    EMBER_CHECK(per_arg.size() == ctx.num_args_, "[", name_, "] backward returned ", per_arg.size(),
+                " gradients, but forward took ", ctx.num_args_, " arguments");
     TensorList out;
     for (int arg : ctx.arg_of_input_) out.push_back(per_arg[size_t(arg)]);
     return out;

@@ -13,8 +13,8 @@ thread_local uint64_t next_sequence_nr = 0;
 Node::Node() : sequence_nr_(next_sequence_nr++) {}
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
-  input_meta_.push_back(TensorMeta{DimVector(t.sizes().data(), t.sizes().size()), t.dtype(),
-                                   t.device()});
+  input_meta_.push_back(
+      TensorMeta{DimVector(t.sizes().data(), t.sizes().size()), t.dtype(), t.device()});
   return uint32_t(input_meta_.size() - 1);
 }
 
@@ -99,7 +99,8 @@ Edge gradient_edge(const Tensor& t) {
 
 namespace {
 template <class Inputs, class Outputs>
-void set_history_impl(const std::shared_ptr<Node>& node, const Inputs& inputs,
+void set_history_impl(const std::shared_ptr<Node>& node,
+                      const Inputs& inputs,
                       const Outputs& outputs) {
   auto& edges = node->mutable_next_edges();
   edges.reserve(inputs.size());
@@ -121,12 +122,14 @@ void set_history_impl(const std::shared_ptr<Node>& node, const Inputs& inputs,
 }
 }  // namespace
 
-void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
+void set_history(const std::shared_ptr<Node>& node,
+                 std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs) {
   set_history_impl(node, inputs, outputs);
 }
 
-void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+void set_history(const std::shared_ptr<Node>& node,
+                 const std::vector<const Tensor*>& inputs,
                  const std::vector<const Tensor*>& outputs) {
   set_history_impl(node, inputs, outputs);
 }
@@ -135,14 +138,16 @@ void check_inplace(const Tensor& self, const char* op) {
   if (!GradMode::is_enabled()) return;
   if (AutogradMeta* meta = autograd_meta(self); meta && !meta->grad_fn && meta->requires_grad) {
     EMBER_FAIL("[", op, "] a leaf tensor that requires grad (", self.dtype(), " of shape ",
-               self.sizes(), ") is being used in an in-place operation. Wrap the update in "
+               self.sizes(),
+               ") is being used in an in-place operation. Wrap the update in "
                "`with ember.no_grad():` (as optimizers do), or work on a clone.");
   }
   if (self.is_view()) {
     const Tensor base = self.base();
     if (base.requires_grad()) {
       AutogradMeta* bmeta = autograd_meta(base);
-      EMBER_CHECK(bmeta->grad_fn, "[", op, "] a view of a leaf tensor that requires grad is "
+      EMBER_CHECK(bmeta->grad_fn, "[", op,
+                  "] a view of a leaf tensor that requires grad is "
                   "being used in an in-place operation. Wrap it in `with ember.no_grad():`.");
       EMBER_FAIL_KIND(ErrorKind::NotImplemented, "[", op, "] in-place operation on a view of a ",
                       "tensor that requires grad is not supported yet; use an out-of-place op "

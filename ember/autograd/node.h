@@ -67,11 +67,11 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // Scratch space of the engine for the backward pass running now (Note [Engine state]).
   struct EngineState {
-    uint64_t task = 0;      // which backward call these fields belong to
+    uint64_t task = 0;  // which backward call these fields belong to
     int32_t dependencies = 0;
-    bool needed = false;    // lies on a path to a requested input
+    bool needed = false;  // lies on a path to a requested input
     bool queued = false;
-    TensorList buffer;      // gradients summed per input
+    TensorList buffer;  // gradients summed per input
   } engine;
 
  protected:
@@ -107,30 +107,34 @@ struct AutogradMeta final : AutogradMetaBase {
   ~AutogradMeta() override;
 
   Tensor grad;
-  std::shared_ptr<Node> grad_fn;            // null for leaves
-  std::weak_ptr<Node> grad_accumulator;     // leaves: the AccumulateGrad node, while a graph holds it
-  uint32_t output_nr = 0;                   // which output of grad_fn this tensor is
-  bool requires_grad = false;               // leaves only; non-leaves require grad via grad_fn
+  std::shared_ptr<Node> grad_fn;         // null for leaves
+  std::weak_ptr<Node> grad_accumulator;  // leaves: the AccumulateGrad node, while a graph holds it
+  uint32_t output_nr = 0;                // which output of grad_fn this tensor is
+  bool requires_grad = false;            // leaves only; non-leaves require grad via grad_fn
   bool retains_grad = false;
-  TensorImpl* owner = nullptr;              // the tensor this metadata belongs to
+  TensorImpl* owner = nullptr;                             // the tensor this metadata belongs to
   std::vector<std::pair<int64_t, TensorHook>> leaf_hooks;  // leaves: run by AccumulateGrad
 };
 
-AutogradMeta* autograd_meta(const Tensor& t);    // null if the tensor has none
+AutogradMeta* autograd_meta(const Tensor& t);  // null if the tensor has none
 AutogradMeta& ensure_autograd_meta(const Tensor& t);
 
 // True when grad mode is on and any defined tensor among `ts` requires grad.
 bool any_requires_grad(std::initializer_list<const Tensor*> ts);
 inline bool any_requires_grad(const Tensor& a) { return any_requires_grad({&a}); }
-inline bool any_requires_grad(const Tensor& a, const Tensor& b) { return any_requires_grad({&a, &b}); }
+inline bool any_requires_grad(const Tensor& a, const Tensor& b) {
+  return any_requires_grad({&a, &b});
+}
 
 // Where the gradient of `t` goes: its grad_fn, its AccumulateGrad, or nowhere.
 Edge gradient_edge(const Tensor& t);
 
 // Makes `node` the grad_fn of `outputs` (in order) and sets its next edges from `inputs`.
-void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
+void set_history(const std::shared_ptr<Node>& node,
+                 std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs);
-void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+void set_history(const std::shared_ptr<Node>& node,
+                 const std::vector<const Tensor*>& inputs,
                  const std::vector<const Tensor*>& outputs);
 
 // Checks before an in-place op on `self` under grad mode: a leaf that requires grad (or a view
@@ -163,8 +167,10 @@ TensorList FunctionNode<F>::apply(TensorList&& grads) {
 
 // Records the backward of an op: `record("MulBackward0", {&a, &b}, {&out}, lambda)`.
 template <class F>
-std::shared_ptr<Node> record(const char* name, std::initializer_list<const Tensor*> inputs,
-                             std::initializer_list<const Tensor*> outputs, F fn) {
+std::shared_ptr<Node> record(const char* name,
+                             std::initializer_list<const Tensor*> inputs,
+                             std::initializer_list<const Tensor*> outputs,
+                             F fn) {
   auto node = std::make_shared<FunctionNode<F>>(name, std::move(fn));
   set_history(node, inputs, outputs);
   return node;

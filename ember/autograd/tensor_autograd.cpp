@@ -17,14 +17,17 @@ bool Tensor::requires_grad() const {
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   AutogradMeta* m = autograd_meta(*this);
   if (m && m->grad_fn) {
-    EMBER_CHECK(requires_grad, "[requires_grad_] you can only change requires_grad flags of leaf "
+    EMBER_CHECK(requires_grad,
+                "[requires_grad_] you can only change requires_grad flags of leaf "
                 "tensors. If you want to use a computed tensor in a subgraph that doesn't require "
                 "differentiation use detached = tensor.detach().");
     return *this;
   }
   if (requires_grad) {
-    EMBER_CHECK(is_floating(dtype()), "[requires_grad_] only tensors of floating point dtype can "
-                "require gradients, got ", dtype());
+    EMBER_CHECK(is_floating(dtype()),
+                "[requires_grad_] only tensors of floating point dtype can "
+                "require gradients, got ",
+                dtype());
     ensure_autograd_meta(*this).requires_grad = true;
   } else if (m) {
     m->requires_grad = false;
@@ -55,7 +58,8 @@ const std::shared_ptr<Node>& Tensor::grad_fn() const {
 bool Tensor::is_leaf() const { return !grad_fn(); }
 
 void Tensor::retain_grad() const {
-  EMBER_CHECK(requires_grad(), "[retain_grad] can't retain_grad on a tensor that has "
+  EMBER_CHECK(requires_grad(),
+              "[retain_grad] can't retain_grad on a tensor that has "
               "requires_grad=False");
   AutogradMeta& m = ensure_autograd_meta(*this);
   if (!m.grad_fn || m.retains_grad) return;  // leaves keep their grad anyway
@@ -79,7 +83,8 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_gra
 }
 
 int64_t Tensor::register_hook(TensorHook hook) const {
-  EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't "
+  EMBER_CHECK(requires_grad(),
+              "[register_hook] cannot register a hook on a tensor that doesn't "
               "require gradient");
   AutogradMeta& m = ensure_autograd_meta(*this);
   const int64_t id = next_hook_id++;

@@ -39,8 +39,8 @@ struct KernelTable {
   // wider dtype than in (e.g. int64 sums of int32), and receives the reduction of in.
   using Reduce = void (*)(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t dims);
   // values/indices: in's shape with size 1 at `dim`; first index of the max (min); NaN wins.
-  using ArgReduce = void (*)(ReduceOp op, const Tensor& values, const Tensor& indices,
-                             const Tensor& in, int64_t dim);
+  using ArgReduce = void (*)(
+      ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim);
   // out[i] = a[i] @ b[i] for 3-d [B, n, k] x [B, k, m]; a and b may be transposed or broadcast
   // (batch stride 0) views; out is contiguous.
   using Bmm = void (*)(const Tensor& out, const Tensor& a, const Tensor& b);

@@ -16,8 +16,8 @@ namespace ember {
 namespace {
 
 constexpr size_t kAlign = 64;
-constexpr size_t kSmallLimit = 1024;       // classes are multiples of 64 bytes up to here
-constexpr size_t kHugeThreshold = 1 << 20; // from here on, 2 MiB aligned for huge pages
+constexpr size_t kSmallLimit = 1024;        // classes are multiples of 64 bytes up to here
+constexpr size_t kHugeThreshold = 1 << 20;  // from here on, 2 MiB aligned for huge pages
 constexpr size_t kHugeAlign = 2 << 20;
 constexpr int kNumClasses = 16 + 54 * 8;
 

@@ -15,9 +15,9 @@ struct MemoryStats {
   int64_t reserved_bytes = 0;
   int64_t peak_allocated_bytes = 0;
   int64_t peak_reserved_bytes = 0;
-  int64_t num_allocs = 0;        // calls to allocate()
-  int64_t num_cache_hits = 0;    // of which served from the cache
-  int64_t num_system_allocs = 0; // of which went to the system
+  int64_t num_allocs = 0;         // calls to allocate()
+  int64_t num_cache_hits = 0;     // of which served from the cache
+  int64_t num_system_allocs = 0;  // of which went to the system
 };
 
 class Allocator {

@@ -13,16 +13,16 @@
 namespace ember {
 
 // The one list of dtypes: X(enum name, C++ type, Python name).
-#define EMBER_FORALL_DTYPES(X)    \
-  X(Bool, bool, "bool")           \
-  X(UInt8, uint8_t, "uint8")      \
-  X(Int8, int8_t, "int8")         \
-  X(Int16, int16_t, "int16")      \
-  X(Int32, int32_t, "int32")      \
-  X(Int64, int64_t, "int64")      \
-  X(Float16, Half, "float16")     \
+#define EMBER_FORALL_DTYPES(X)      \
+  X(Bool, bool, "bool")             \
+  X(UInt8, uint8_t, "uint8")        \
+  X(Int8, int8_t, "int8")           \
+  X(Int16, int16_t, "int16")        \
+  X(Int32, int32_t, "int32")        \
+  X(Int64, int64_t, "int64")        \
+  X(Float16, Half, "float16")       \
   X(BFloat16, BFloat16, "bfloat16") \
-  X(Float32, float, "float32")    \
+  X(Float32, float, "float32")      \
   X(Float64, double, "float64")
 
 enum class DType : uint8_t {
@@ -65,14 +65,14 @@ template <DType D>
 struct CppTypeOf;
 template <class T>
 struct DTypeOf;
-#define EMBER_DTYPE_MAP(name, type, str)            \
-  template <>                                       \
-  struct CppTypeOf<DType::name> {                   \
-    using type_ = type;                             \
-  };                                                \
-  template <>                                       \
-  struct DTypeOf<type> {                            \
-    static constexpr DType value = DType::name;     \
+#define EMBER_DTYPE_MAP(name, type, str)        \
+  template <>                                   \
+  struct CppTypeOf<DType::name> {               \
+    using type_ = type;                         \
+  };                                            \
+  template <>                                   \
+  struct DTypeOf<type> {                        \
+    static constexpr DType value = DType::name; \
   };
 EMBER_FORALL_DTYPES(EMBER_DTYPE_MAP)
 #undef EMBER_DTYPE_MAP
@@ -97,8 +97,7 @@ struct DTypeSet {
   friend constexpr bool operator==(DTypeSet, DTypeSet) = default;
 };
 inline constexpr DTypeSet kFloatingTypes = DTypeSet(kFloat16) | kBFloat16 | kFloat32 | kFloat64;
-inline constexpr DTypeSet kIntegralTypes =
-    DTypeSet(kUInt8) | kInt8 | kInt16 | kInt32 | kInt64;
+inline constexpr DTypeSet kIntegralTypes = DTypeSet(kUInt8) | kInt8 | kInt16 | kInt32 | kInt64;
 inline constexpr DTypeSet kNumericTypes = kFloatingTypes | kIntegralTypes;
 inline constexpr DTypeSet kAllTypes = kNumericTypes | kBool;
 std::ostream& operator<<(std::ostream& os, DTypeSet s);
@@ -108,11 +107,11 @@ std::ostream& operator<<(std::ostream& os, DTypeSet s);
 template <DTypeSet Allowed = kAllTypes, class F>
 decltype(auto) dispatch_dtype(DType t, const char* op, F&& f) {
   switch (t) {
-#define EMBER_DTYPE_CASE(name, type, str)                 \
-  case DType::name:                                       \
-    if constexpr (Allowed.contains(DType::name)) {        \
-      return f.template operator()<type>();               \
-    }                                                     \
+#define EMBER_DTYPE_CASE(name, type, str)          \
+  case DType::name:                                \
+    if constexpr (Allowed.contains(DType::name)) { \
+      return f.template operator()<type>();        \
+    }                                              \
     break;
     EMBER_FORALL_DTYPES(EMBER_DTYPE_CASE)
 #undef EMBER_DTYPE_CASE

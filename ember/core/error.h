@@ -48,10 +48,10 @@ std::string str(const Args&... args) {
 }  // namespace ember
 
 // User error: `EMBER_CHECK(a.dim() == 2, "[mm] expected a 2-D matrix, got ", a.dim(), "-D")`.
-#define EMBER_CHECK_KIND(kind, cond, ...)                                       \
-  do {                                                                           \
-    if (!(cond)) [[unlikely]]                                                    \
-      ::ember::detail::throw_error(kind, ::ember::detail::str(__VA_ARGS__));     \
+#define EMBER_CHECK_KIND(kind, cond, ...)                                    \
+  do {                                                                       \
+    if (!(cond)) [[unlikely]]                                                \
+      ::ember::detail::throw_error(kind, ::ember::detail::str(__VA_ARGS__)); \
   } while (0)
 #define EMBER_CHECK(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Runtime, cond, __VA_ARGS__)
 #define EMBER_CHECK_VALUE(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Value, cond, __VA_ARGS__)
@@ -59,12 +59,12 @@ std::string str(const Args&... args) {
 #define EMBER_CHECK_INDEX(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Index, cond, __VA_ARGS__)
 #define EMBER_FAIL(...) \
   ::ember::detail::throw_error(::ember::ErrorKind::Runtime, ::ember::detail::str(__VA_ARGS__))
-#define EMBER_FAIL_KIND(kind, ...) ::ember::detail::throw_error(kind, ::ember::detail::str(__VA_ARGS__))
+#define EMBER_FAIL_KIND(kind, ...) \
+  ::ember::detail::throw_error(kind, ::ember::detail::str(__VA_ARGS__))
 
 // Internal invariant: a failure is a bug in ember, never the user's fault.
-#define EMBER_ASSERT(cond, ...)                                                        \
-  do {                                                                                 \
-    if (!(cond)) [[unlikely]]                                                          \
-      ::ember::detail::assert_fail(#cond, __FILE__, __LINE__,                          \
-                                   ::ember::detail::str(__VA_ARGS__));                 \
+#define EMBER_ASSERT(cond, ...)                                                                   \
+  do {                                                                                            \
+    if (!(cond)) [[unlikely]]                                                                     \
+      ::ember::detail::assert_fail(#cond, __FILE__, __LINE__, ::ember::detail::str(__VA_ARGS__)); \
   } while (0)

@@ -64,8 +64,10 @@ std::vector<uint8_t> Generator::get_state() const {
 }
 
 void Generator::set_state(const uint8_t* data, size_t size) {
-  EMBER_CHECK_VALUE(size == 16, "[Generator.set_state] expected a state of 16 bytes (from "
-                    "get_state()), got ", size, " bytes");
+  EMBER_CHECK_VALUE(size == 16,
+                    "[Generator.set_state] expected a state of 16 bytes (from "
+                    "get_state()), got ",
+                    size, " bytes");
   std::lock_guard lock(mu_);
   seed_ = 0;
   offset_ = 0;

@@ -59,7 +59,7 @@ class Tensor {
   IntArrayRef sizes() const { return impl_->sizes(); }
   IntArrayRef shape() const { return impl_->sizes(); }
   IntArrayRef strides() const { return impl_->strides(); }
-  int64_t size(int64_t dim) const;    // negative dims count from the end
+  int64_t size(int64_t dim) const;  // negative dims count from the end
   int64_t stride(int64_t dim) const;
   int64_t dim() const { return impl_->dim(); }
   int64_t ndimension() const { return dim(); }
@@ -110,7 +110,8 @@ class Tensor {
   bool retains_grad() const;
   int64_t output_nr() const;
   // Backward from this tensor. `gradient` may be omitted only for a one-element tensor.
-  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+  void backward(const Tensor& gradient = Tensor(),
+                bool retain_graph = false,
                 bool create_graph = false) const;
   // The hook runs when this tensor's gradient is computed; returns a handle for remove_hook.
   int64_t register_hook(TensorHook hook) const;
@@ -133,7 +134,9 @@ class Tensor {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;
-  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+  Tensor slice(int64_t dim,
+               std::optional<int64_t> start,
+               std::optional<int64_t> end,
                int64_t step = 1) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   Tensor contiguous() const;
@@ -178,9 +181,12 @@ class Tensor {
 
   // ---- Reductions and linear algebra ------------------------------------------------------
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
-  Tensor sum(IntArrayRef dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dim,
+             bool keepdim = false,
+             std::optional<DType> dtype = std::nullopt) const;
   Tensor mean(std::optional<DType> dtype = std::nullopt) const;
-  Tensor mean(IntArrayRef dim, bool keepdim = false,
+  Tensor mean(IntArrayRef dim,
+              bool keepdim = false,
               std::optional<DType> dtype = std::nullopt) const;
   Tensor max() const;
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;

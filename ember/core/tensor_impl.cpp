@@ -4,8 +4,8 @@
 
 namespace ember {
 
-TensorImpl::TensorImpl(Ref<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
-                       int64_t offset)
+TensorImpl::TensorImpl(
+    Ref<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset)
     : storage_(std::move(storage)),
       sizes_(sizes.data(), sizes.size()),
       strides_(strides.data(), strides.size()),

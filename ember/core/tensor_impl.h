@@ -17,8 +17,8 @@ struct AutogradMetaBase {
 
 class TensorImpl final : public RefCounted {
  public:
-  TensorImpl(Ref<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
-             int64_t offset);
+  TensorImpl(
+      Ref<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 
   IntArrayRef sizes() const { return sizes_; }
   IntArrayRef strides() const { return strides_; }

@@ -39,13 +39,17 @@ TensorOptions like_options(const Tensor& like, TensorOptions o) {
 
 Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
 
-Tensor random(RandomDist dist, IntArrayRef size, TensorOptions o, Generator* gen, double a,
-              double b, const char* op) {
+Tensor random(RandomDist dist,
+              IntArrayRef size,
+              TensorOptions o,
+              Generator* gen,
+              double a,
+              double b,
+              const char* op) {
   TensorOptions no_grad_opts = o.requires_grad(false);
   Tensor out = empty(size, no_grad_opts);
   if (dist != RandomDist::Integer) {
-    EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating dtype, got ",
-                out.dtype());
+    EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating dtype, got ", out.dtype());
   }
   kernel(kernels(out.device()).random, out.device(), op)(dist, out, gen_or_default(gen), a, b);
   return finish(out, o);
@@ -82,7 +86,8 @@ DType get_default_dtype() { return default_dtype.load(std::memory_order_relaxed)
 void set_default_dtype(DType dtype) {
   EMBER_CHECK_TYPE(is_floating(dtype),
                    "[set_default_dtype] only floating-point types are supported as the default "
-                   "type, got ", dtype);
+                   "type, got ",
+                   dtype);
   default_dtype.store(dtype, std::memory_order_relaxed);
 }
 
@@ -149,9 +154,9 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
               "[arange] upper bound and larger bound inconsistent with step sign: start ", start,
               ", end ", end, ", step ", step);
-  const int64_t n = all_int ? (end.to_int() - start.to_int() + step.to_int() +
-                               (st > 0 ? -1 : 1)) / step.to_int()
-                            : int64_t(std::ceil((e - s) / st));
+  const int64_t n =
+      all_int ? (end.to_int() - start.to_int() + step.to_int() + (st > 0 ? -1 : 1)) / step.to_int()
+              : int64_t(std::ceil((e - s) / st));
   Tensor t = empty({n}, o.requires_grad(false));
   kernel(kernels(t.device()).range, t.device(), "arange")(t, s, st, false);
   return finish(t, o);
@@ -212,21 +217,21 @@ Tensor rand_like(const Tensor& like, TensorOptions o, Generator* gen) {
 Tensor randn_like(const Tensor& like, TensorOptions o, Generator* gen) {
   return randn(like.sizes(), like_options(like, o), gen);
 }
-Tensor randint_like(const Tensor& like, int64_t low, int64_t high, TensorOptions o,
-                    Generator* gen) {
+Tensor randint_like(
+    const Tensor& like, int64_t low, int64_t high, TensorOptions o, Generator* gen) {
   return randint(low, high, like.sizes(), like_options(like, o), gen);
 }
 
 template <class T>
 Tensor tensor(const std::vector<T>& values, IntArrayRef shape, TensorOptions o) {
-  DimVector sizes = shape.empty() ? DimVector{int64_t(values.size())}
-                                  : DimVector(shape.data(), shape.size());
-  EMBER_CHECK_VALUE(numel_of(sizes) == int64_t(values.size()), "[tensor] shape ", sizes,
-                    " needs ", numel_of(sizes), " values, got ", values.size());
-  const DType natural = std::is_same_v<T, bool>      ? kBool
-                        : std::is_integral_v<T>      ? kInt64
+  DimVector sizes =
+      shape.empty() ? DimVector{int64_t(values.size())} : DimVector(shape.data(), shape.size());
+  EMBER_CHECK_VALUE(numel_of(sizes) == int64_t(values.size()), "[tensor] shape ", sizes, " needs ",
+                    numel_of(sizes), " values, got ", values.size());
+  const DType natural = std::is_same_v<T, bool>     ? kBool
+                        : std::is_integral_v<T>     ? kInt64
                         : std::is_same_v<T, double> ? get_default_dtype()
-                                                     : dtype_of<T>;
+                                                    : dtype_of<T>;
   const DType target = o.dtype_.value_or(natural);
   Tensor t = empty(sizes, TensorOptions(dtype_of<T>));
   if constexpr (std::is_same_v<T, bool>) {
@@ -247,8 +252,12 @@ template Tensor tensor(const std::vector<int64_t>&, IntArrayRef, TensorOptions);
 template Tensor tensor(const std::vector<float>&, IntArrayRef, TensorOptions);
 template Tensor tensor(const std::vector<double>&, IntArrayRef, TensorOptions);
 
-Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, DType dtype,
-                 ExternalDeleter deleter, Device device) {
+Tensor from_blob(void* data,
+                 IntArrayRef sizes,
+                 IntArrayRef strides,
+                 DType dtype,
+                 ExternalDeleter deleter,
+                 Device device) {
   EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] got ", sizes.size(), " sizes and ",
               strides.size(), " strides");
   int64_t extent = 1;

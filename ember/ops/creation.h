@@ -24,7 +24,9 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
 
 // [start, end) by step; int64 when all of start, end, step are integers, else the default float.
 Tensor arange(const Scalar& end, TensorOptions options = {});
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
+Tensor arange(const Scalar& start,
+              const Scalar& end,
+              const Scalar& step = 1,
               TensorOptions options = {});
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options = {});
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {});
@@ -32,7 +34,10 @@ Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions opt
 // Uniform on [0, 1), standard normal, integers in [low, high), a permutation of 0..n-1.
 Tensor rand(IntArrayRef size, TensorOptions options = {}, Generator* generator = nullptr);
 Tensor randn(IntArrayRef size, TensorOptions options = {}, Generator* generator = nullptr);
-Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions options = {},
+Tensor randint(int64_t low,
+               int64_t high,
+               IntArrayRef size,
+               TensorOptions options = {},
                Generator* generator = nullptr);
 Tensor randperm(int64_t n, TensorOptions options = {}, Generator* generator = nullptr);
 
@@ -43,7 +48,10 @@ Tensor ones_like(const Tensor& like, TensorOptions options = {});
 Tensor full_like(const Tensor& like, const Scalar& fill_value, TensorOptions options = {});
 Tensor rand_like(const Tensor& like, TensorOptions options = {}, Generator* generator = nullptr);
 Tensor randn_like(const Tensor& like, TensorOptions options = {}, Generator* generator = nullptr);
-Tensor randint_like(const Tensor& like, int64_t low, int64_t high, TensorOptions options = {},
+Tensor randint_like(const Tensor& like,
+                    int64_t low,
+                    int64_t high,
+                    TensorOptions options = {},
                     Generator* generator = nullptr);
 
 // A tensor holding a copy of `values` with the given shape (1-d when shape is empty).
@@ -67,7 +75,11 @@ Tensor tensor(std::initializer_list<std::initializer_list<T>> rows, TensorOption
 }
 
 // A tensor over memory the caller owns (no copy); `deleter` runs when the last user goes.
-Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, DType dtype,
-                 ExternalDeleter deleter = {}, Device device = kCPU);
+Tensor from_blob(void* data,
+                 IntArrayRef sizes,
+                 IntArrayRef strides,
+                 DType dtype,
+                 ExternalDeleter deleter = {},
+                 Device device = kCPU);
 
 }  // namespace ember

@@ -63,8 +63,10 @@ DType compute_dtype(const ElementwiseInfo& info, DType promoted) {
 }
 
 void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
-  EMBER_CHECK(a.device() == b.device(), "[", op, "] expected all tensors to be on the same "
-              "device, but found at least two devices, ", a.device(), " and ", b.device());
+  EMBER_CHECK(a.device() == b.device(), "[", op,
+              "] expected all tensors to be on the same "
+              "device, but found at least two devices, ",
+              a.device(), " and ", b.device());
 }
 
 // `t` converted to `dtype` without recording: autograd sees the op's original inputs.
@@ -98,24 +100,38 @@ Tensor unary_forward(UnaryOp op, const Tensor& x) {
 }
 
 template <class A, class B>
-Tensor binary_forward(const ElementwiseInfo& info, KernelTable::Binary slot, DType dt,
-                      bool bool_out, IntArrayRef shape, Device device, const A& a, const B& b) {
+Tensor binary_forward(const ElementwiseInfo& info,
+                      KernelTable::Binary slot,
+                      DType dt,
+                      bool bool_out,
+                      IntArrayRef shape,
+                      Device device,
+                      const A& a,
+                      const B& b) {
   Tensor out = new_output(shape, bool_out ? kBool : dt, device);
   kernel(slot, device, info.name)(out, Operand(a), Operand(b));
   return out;
 }
 
-Tensor binary_tt(const ElementwiseInfo& info, KernelTable::Binary slot, bool bool_out,
-                 const Tensor& a, const Tensor& b) {
+Tensor binary_tt(const ElementwiseInfo& info,
+                 KernelTable::Binary slot,
+                 bool bool_out,
+                 const Tensor& a,
+                 const Tensor& b) {
   check_same_device(a, b, info.name);
   const DType dt = compute_dtype(info, result_type(a, b));
-  const DimVector shape = a.sizes() == b.sizes() ? DimVector(a.sizes().data(), a.sizes().size())
-                                                 : broadcast_shapes(a.sizes(), b.sizes(), info.name);
+  const DimVector shape = a.sizes() == b.sizes()
+                              ? DimVector(a.sizes().data(), a.sizes().size())
+                              : broadcast_shapes(a.sizes(), b.sizes(), info.name);
   return binary_forward(info, slot, dt, bool_out, shape, a.device(), cast(a, dt), cast(b, dt));
 }
 
-Tensor binary_ts(const ElementwiseInfo& info, KernelTable::Binary slot, bool bool_out,
-                 const Tensor& a, const Scalar& b, bool scalar_first) {
+Tensor binary_ts(const ElementwiseInfo& info,
+                 KernelTable::Binary slot,
+                 bool bool_out,
+                 const Tensor& a,
+                 const Scalar& b,
+                 bool scalar_first) {
   const DType dt = compute_dtype(info, result_type(a, b));
   const Tensor ca = cast(a, dt);
   return scalar_first ? binary_forward(info, slot, dt, bool_out, a.sizes(), a.device(), b, ca)
@@ -139,8 +155,12 @@ void record_unary(const char* name, const Tensor& x, const Tensor& out, Grad gra
 }
 
 template <unsigned Saves, class GradA, class GradB>
-void record_binary(const char* name, const Tensor& a, const Tensor& b, const Tensor& out,
-                   GradA grad_a, GradB grad_b) {
+void record_binary(const char* name,
+                   const Tensor& a,
+                   const Tensor& b,
+                   const Tensor& out,
+                   GradA grad_a,
+                   GradB grad_b) {
   record(name, {&a, &b}, {&out},
          [sa = save_if(Saves & kSaveA, a), sb = save_if(Saves & kSaveB, b),
           so = save_out_if(Saves & kSaveOut, out), grad_a, grad_b](TensorList& grads, Node& n) {
@@ -165,7 +185,8 @@ std::span<const OpInfo> elementwise_op_infos() {
   return infos;
 }
 
-// ---- type promotion ------------------------------------------------------------------------------
+// ---- type promotion
+// ------------------------------------------------------------------------------
 
 namespace {
 enum Category { kCatBool, kCatInt, kCatFloat };
@@ -192,76 +213,78 @@ DType result_type(const Tensor& a, const Scalar& b) {
   return combine(a.dtype(), weak);
 }
 
-// ---- unary ops -------------------------------------------------------------------------------------
+// ---- unary ops
+// -------------------------------------------------------------------------------------
 
-#define EMBER_DEFINE_UNARY(name, F, dtypes, to_float, saves, grad_expr)                   \
-  Tensor name(const Tensor& x) {                                                          \
-    Tensor out = unary_forward(UnaryOp::name, x);                                         \
-    if (any_requires_grad(x) && is_floating(out.dtype())) {                               \
-      record_unary<saves>(kUnary[int(UnaryOp::name)].backward_name, x, out,               \
+#define EMBER_DEFINE_UNARY(name, F, dtypes, to_float, saves, grad_expr)                       \
+  Tensor name(const Tensor& x) {                                                              \
+    Tensor out = unary_forward(UnaryOp::name, x);                                             \
+    if (any_requires_grad(x) && is_floating(out.dtype())) {                                   \
+      record_unary<saves>(kUnary[int(UnaryOp::name)].backward_name, x, out,                   \
                           [](const Tensor& g, const Tensor& x, const Tensor& out) -> Tensor { \
-                            (void)x;                                                      \
-                            (void)out;                                                    \
-                            return grad_expr;                                             \
-                          });                                                             \
-    }                                                                                     \
-    return out;                                                                           \
+                            (void)x;                                                          \
+                            (void)out;                                                        \
+                            return grad_expr;                                                 \
+                          });                                                                 \
+    }                                                                                         \
+    return out;                                                                               \
   }
 EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 #undef EMBER_DEFINE_UNARY
 
-// ---- binary ops ------------------------------------------------------------------------------------
+// ---- binary ops
+// ------------------------------------------------------------------------------------
 
-#define EMBER_DEFINE_BINARY(name, F, dtypes, to_float, saves, grad_a_expr, grad_b_expr)        \
-  namespace {                                                                                  \
-  void record_##name(const Tensor& a, const Tensor& b, const Tensor& out) {                    \
-    record_binary<saves>(                                                                      \
-        kBinary[int(BinaryOp::name)].backward_name, a, b, out,                                 \
-        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {   \
-          (void)a, (void)b, (void)out;                                                         \
-          return grad_a_expr;                                                                  \
-        },                                                                                     \
-        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {   \
-          (void)a, (void)b, (void)out;                                                         \
-          return grad_b_expr;                                                                  \
-        });                                                                                    \
-  }                                                                                            \
-  }                                                                                            \
-  Tensor name(const Tensor& a, const Tensor& b) {                                              \
-    const auto& info = kBinary[int(BinaryOp::name)];                                           \
+#define EMBER_DEFINE_BINARY(name, F, dtypes, to_float, saves, grad_a_expr, grad_b_expr)         \
+  namespace {                                                                                   \
+  void record_##name(const Tensor& a, const Tensor& b, const Tensor& out) {                     \
+    record_binary<saves>(                                                                       \
+        kBinary[int(BinaryOp::name)].backward_name, a, b, out,                                  \
+        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {    \
+          (void)a, (void)b, (void)out;                                                          \
+          return grad_a_expr;                                                                   \
+        },                                                                                      \
+        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {    \
+          (void)a, (void)b, (void)out;                                                          \
+          return grad_b_expr;                                                                   \
+        });                                                                                     \
+  }                                                                                             \
+  }                                                                                             \
+  Tensor name(const Tensor& a, const Tensor& b) {                                               \
+    const auto& info = kBinary[int(BinaryOp::name)];                                            \
     Tensor out = binary_tt(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b); \
-    if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);         \
-    return out;                                                                                \
-  }                                                                                            \
-  Tensor name(const Tensor& a, const Scalar& b) {                                              \
-    const auto& info = kBinary[int(BinaryOp::name)];                                           \
-    Tensor out =                                                                               \
-        binary_ts(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b, false);  \
-    if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out); \
-    return out;                                                                                \
-  }                                                                                            \
-  Tensor name(const Scalar& a, const Tensor& b) {                                              \
-    const auto& info = kBinary[int(BinaryOp::name)];                                           \
-    Tensor out =                                                                               \
-        binary_ts(info, kernels(b.device()).binary[int(BinaryOp::name)], false, b, a, true);   \
-    if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out); \
-    return out;                                                                                \
+    if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);          \
+    return out;                                                                                 \
+  }                                                                                             \
+  Tensor name(const Tensor& a, const Scalar& b) {                                               \
+    const auto& info = kBinary[int(BinaryOp::name)];                                            \
+    Tensor out =                                                                                \
+        binary_ts(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b, false);   \
+    if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out);  \
+    return out;                                                                                 \
+  }                                                                                             \
+  Tensor name(const Scalar& a, const Tensor& b) {                                               \
+    const auto& info = kBinary[int(BinaryOp::name)];                                            \
+    Tensor out =                                                                                \
+        binary_ts(info, kernels(b.device()).binary[int(BinaryOp::name)], false, b, a, true);    \
+    if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out);  \
+    return out;                                                                                 \
   }
 EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
 #undef EMBER_DEFINE_BINARY
 
-#define EMBER_DEFINE_COMPARE(name, F)                                                     \
-  Tensor name(const Tensor& a, const Tensor& b) {                                         \
-    return binary_tt(kCompare[int(CompareOp::name)],                                      \
-                     kernels(a.device()).compare[int(CompareOp::name)], true, a, b);      \
-  }                                                                                       \
-  Tensor name(const Tensor& a, const Scalar& b) {                                         \
-    return binary_ts(kCompare[int(CompareOp::name)],                                      \
+#define EMBER_DEFINE_COMPARE(name, F)                                                       \
+  Tensor name(const Tensor& a, const Tensor& b) {                                           \
+    return binary_tt(kCompare[int(CompareOp::name)],                                        \
+                     kernels(a.device()).compare[int(CompareOp::name)], true, a, b);        \
+  }                                                                                         \
+  Tensor name(const Tensor& a, const Scalar& b) {                                           \
+    return binary_ts(kCompare[int(CompareOp::name)],                                        \
                      kernels(a.device()).compare[int(CompareOp::name)], true, a, b, false); \
-  }                                                                                       \
-  Tensor name(const Scalar& a, const Tensor& b) {                                         \
-    return binary_ts(kCompare[int(CompareOp::name)],                                      \
-                     kernels(b.device()).compare[int(CompareOp::name)], true, b, a, true); \
+  }                                                                                         \
+  Tensor name(const Scalar& a, const Tensor& b) {                                           \
+    return binary_ts(kCompare[int(CompareOp::name)],                                        \
+                     kernels(b.device()).compare[int(CompareOp::name)], true, b, a, true);  \
   }
 EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE)
 #undef EMBER_DEFINE_COMPARE
@@ -292,7 +315,8 @@ Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, cons
 
 }  // namespace detail
 
-// ---- in-place ops ------------------------------------------------------------------------------------
+// ---- in-place ops
+// ------------------------------------------------------------------------------------
 
 namespace {
 
@@ -316,8 +340,7 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other, unsigned s
   const DType dt = compute_dtype(info, result_type(self, other));
   EMBER_CHECK(can_cast(dt, self.dtype()), "[", info.inplace_name, "] result type ", dt,
               " can't be cast to the desired output type ", self.dtype());
-  const bool recording =
-      GradMode::is_enabled() && (self.requires_grad() || other_requires_grad);
+  const bool recording = GradMode::is_enabled() && (self.requires_grad() || other_requires_grad);
   if (!recording) {
     const auto& k = kernels(self.device());
     if (dt == self.dtype()) {
@@ -337,9 +360,9 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other, unsigned s
   const Tensor old = (saves & kSaveA) ? clone(self) : self;
   Tensor result;
   switch (op) {
-#define EMBER_CASE(name, ...)    \
-  case BinaryOp::name:           \
-    result = name(old, other);   \
+#define EMBER_CASE(name, ...)  \
+  case BinaryOp::name:         \
+    result = name(old, other); \
     break;
     EMBER_BINARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
@@ -410,7 +433,8 @@ Tensor& fill_(Tensor& self, const Scalar& value) {
   check_inplace(self, "fill_");
   kernel(kernels(self.device()).fill, self.device(), "fill_")(self, value);
   self.storage()->bump_version();
-  if (GradMode::is_enabled() && self.requires_grad()) record_overwrite("FillBackward0", self, nullptr);
+  if (GradMode::is_enabled() && self.requires_grad())
+    record_overwrite("FillBackward0", self, nullptr);
   return self;
 }
 
@@ -418,7 +442,8 @@ Tensor& zero_(Tensor& self) {
   check_inplace(self, "zero_");
   kernel(kernels(self.device()).fill, self.device(), "zero_")(self, 0);
   self.storage()->bump_version();
-  if (GradMode::is_enabled() && self.requires_grad()) record_overwrite("ZeroBackward0", self, nullptr);
+  if (GradMode::is_enabled() && self.requires_grad())
+    record_overwrite("ZeroBackward0", self, nullptr);
   return self;
 }
 

@@ -11,7 +11,7 @@ EMBER_UNARY_OPS(EMBER_DECLARE_UNARY)
 #undef EMBER_DECLARE_UNARY
 
 // Each binary op takes tensors or scalars on either side; scalars are weak in promotion.
-#define EMBER_DECLARE_BINARY(name, ...)         \
+#define EMBER_DECLARE_BINARY(name, ...)          \
   Tensor name(const Tensor& a, const Tensor& b); \
   Tensor name(const Tensor& a, const Scalar& b); \
   Tensor name(const Scalar& a, const Tensor& b);

@@ -16,25 +16,25 @@
 #include "ember/core/dtype.h"
 
 // X(name, Functor, dtypes, to_float, saves, gradient wrt x)
-#define EMBER_UNARY_OPS(X)                                                        \
-  X(neg, Neg, kNumericTypes, false, kSaveNone, neg(g))                            \
-  X(abs, Abs, kNumericTypes, false, kSaveX, g * sign(x))                          \
-  X(sign, Sign, kAllTypes, false, kSaveNone, zeros_like(g))                       \
-  X(exp, Exp, kFloatingTypes, true, kSaveOut, g * out)                            \
-  X(log, Log, kFloatingTypes, true, kSaveX, g / x)                                \
-  X(sqrt, Sqrt, kFloatingTypes, true, kSaveOut, g / (2 * out))                    \
-  X(tanh, Tanh, kFloatingTypes, true, kSaveOut, g * (1 - out * out))              \
-  X(sigmoid, Sigmoid, kFloatingTypes, true, kSaveOut, g * out * (1 - out))        \
-  X(relu, Relu, kNumericTypes, false, kSaveOut, g * (out > 0))
+#define EMBER_UNARY_OPS(X)                                              \
+  X(neg, Neg, kNumericTypes, false, kSaveNone, neg(g))                  \
+  X(abs, Abs, kNumericTypes, false, kSaveX, g* sign(x))                 \
+  X(sign, Sign, kAllTypes, false, kSaveNone, zeros_like(g))             \
+  X(exp, Exp, kFloatingTypes, true, kSaveOut, g* out)                   \
+  X(log, Log, kFloatingTypes, true, kSaveX, g / x)                      \
+  X(sqrt, Sqrt, kFloatingTypes, true, kSaveOut, g / (2 * out))          \
+  X(tanh, Tanh, kFloatingTypes, true, kSaveOut, g*(1 - out * out))      \
+  X(sigmoid, Sigmoid, kFloatingTypes, true, kSaveOut, g* out*(1 - out)) \
+  X(relu, Relu, kNumericTypes, false, kSaveOut, g*(out > 0))
 
 // X(name, Functor, dtypes, to_float, saves, gradient wrt a, gradient wrt b)
-#define EMBER_BINARY_OPS(X)                                                       \
-  X(add, Add, kAllTypes, false, kSaveNone, g, g)                                  \
-  X(sub, Sub, kNumericTypes, false, kSaveNone, g, neg(g))                         \
-  X(mul, Mul, kAllTypes, false, kSaveA | kSaveB, g * b, g * a)                    \
-  X(div, Div, kFloatingTypes, true, kSaveB | kSaveOut, g / b, neg(g) * out / b)   \
-  X(pow, Pow, kNumericTypes, false, kSaveA | kSaveB | kSaveOut,                   \
-    detail::pow_base_grad(g, a, b), detail::pow_exponent_grad(g, a, b, out))
+#define EMBER_BINARY_OPS(X)                                                                     \
+  X(add, Add, kAllTypes, false, kSaveNone, g, g)                                                \
+  X(sub, Sub, kNumericTypes, false, kSaveNone, g, neg(g))                                       \
+  X(mul, Mul, kAllTypes, false, kSaveA | kSaveB, g * b, g * a)                                  \
+  X(div, Div, kFloatingTypes, true, kSaveB | kSaveOut, g / b, neg(g) * out / b)                 \
+  X(pow, Pow, kNumericTypes, false, kSaveA | kSaveB | kSaveOut, detail::pow_base_grad(g, a, b), \
+    detail::pow_exponent_grad(g, a, b, out))
 
 // X(name, Functor): comparisons, all dtypes, bool result, no gradient.
 #define EMBER_COMPARE_OPS(X) X(eq, Eq) X(ne, Ne) X(lt, Lt) X(le, Le) X(gt, Gt) X(ge, Ge)

@@ -20,10 +20,14 @@ const OpInfo kLinalgOps[] = {
 };
 
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
-  EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] expected both operands to have the same dtype, "
-              "but got ", a.dtype(), " and ", b.dtype());
-  EMBER_CHECK(a.device() == b.device(), "[", op, "] expected both operands on the same device, "
-              "got ", a.device(), " and ", b.device());
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
+              "] expected both operands to have the same dtype, "
+              "but got ",
+              a.dtype(), " and ", b.dtype());
+  EMBER_CHECK(a.device() == b.device(), "[", op,
+              "] expected both operands on the same device, "
+              "got ",
+              a.device(), " and ", b.device());
   EMBER_CHECK_TYPE(kNumericTypes.contains(a.dtype()), "[", op, "] not implemented for dtype ",
                    a.dtype());
 }
@@ -38,10 +42,9 @@ Tensor bmm_nograd(const Tensor& a, const Tensor& b) {
 
 // The view of a 2-d tensor as a batch of one, with no graph attached.
 Tensor as_batch(const Tensor& m) {
-  return Tensor(make_ref<TensorImpl>(m.storage(), m.dtype(),
-                                     DimVector{1, m.sizes()[0], m.sizes()[1]},
-                                     DimVector{0, m.strides()[0], m.strides()[1]},
-                                     m.storage_offset()));
+  return Tensor(
+      make_ref<TensorImpl>(m.storage(), m.dtype(), DimVector{1, m.sizes()[0], m.sizes()[1]},
+                           DimVector{0, m.strides()[0], m.strides()[1]}, m.storage_offset()));
 }
 
 }  // namespace
@@ -56,8 +59,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_operands(a, b, "mm");
   Tensor out3 = bmm_nograd(as_batch(a), as_batch(b));
   Tensor out(make_ref<TensorImpl>(out3.storage(), out3.dtype(),
-                                  DimVector{a.sizes()[0], b.sizes()[1]},
-                                  DimVector{b.sizes()[1], 1}, 0));
+                                  DimVector{a.sizes()[0], b.sizes()[1]}, DimVector{b.sizes()[1], 1},
+                                  0));
   if (any_requires_grad(a, b)) {
     record("MmBackward0", {&a, &b}, {&out},
            [sa = SavedTensor(b.requires_grad() ? a : Tensor()),
@@ -127,7 +130,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   ea.push_back(ka);
   eb.push_back(ka);
   eb.push_back(m);
-  Tensor out = bmm(reshape(expand(a3, ea), {nbatch, n, ka}), reshape(expand(b3, eb), {nbatch, ka, m}));
+  Tensor out =
+      bmm(reshape(expand(a3, ea), {nbatch, n, ka}), reshape(expand(b3, eb), {nbatch, ka, m}));
   DimVector out_shape = batch;
   if (da > 1) out_shape.push_back(n);
   if (db > 1) out_shape.push_back(m);

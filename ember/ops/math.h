@@ -24,15 +24,19 @@ struct Neg {
 struct Abs {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>) return x;
-    else return x < T(0) ? T(-x) : x;
+    if constexpr (std::is_unsigned_v<T>)
+      return x;
+    else
+      return x < T(0) ? T(-x) : x;
   }
 };
 struct Sign {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) return x;
-    else return T((T(0) < x) - (x < T(0)));
+    if constexpr (std::is_same_v<T, bool>)
+      return x;
+    else
+      return T((T(0) < x) - (x < T(0)));
   }
 };
 struct Exp {
@@ -77,8 +81,10 @@ struct Relu {
 struct Add {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a || b;
-    else return T(a + b);
+    if constexpr (std::is_same_v<T, bool>)
+      return a || b;
+    else
+      return T(a + b);
   }
 };
 struct Sub {
@@ -90,8 +96,10 @@ struct Sub {
 struct Mul {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a && b;
-    else return T(a * b);
+    if constexpr (std::is_same_v<T, bool>)
+      return a && b;
+    else
+      return T(a * b);
   }
 };
 struct Div {

@@ -22,7 +22,8 @@ struct Reader {
   const Tensor& t;
   long double operator()(int64_t offset) const {
     return dispatch_dtype(t.dtype(), "print", [&]<class T>() -> long double {
-      return static_cast<long double>(static_cast<opmath_t<T>>(static_cast<const T*>(t.data_ptr())[offset]));
+      return static_cast<long double>(
+          static_cast<opmath_t<T>>(static_cast<const T*>(t.data_ptr())[offset]));
     });
   }
 };
@@ -34,7 +35,11 @@ std::string printf_str(const char* fmt, int width, int precision, long double v)
 }
 
 // The element offsets the formatter looks at: all of them, or the edges when summarising.
-void collect(const Tensor& t, const Reader& read, int64_t dim, int64_t base, bool summarize,
+void collect(const Tensor& t,
+             const Reader& read,
+             int64_t dim,
+             int64_t base,
+             bool summarize,
              std::vector<long double>& out) {
   if (dim == t.dim()) {
     out.push_back(read(base));
@@ -109,8 +114,12 @@ class Formatter {
   size_t max_width_ = 1;
 };
 
-std::string vector_str(const Tensor& t, const Reader& read, const Formatter& f, int64_t base,
-                       int64_t indent, bool summarize) {
+std::string vector_str(const Tensor& t,
+                       const Reader& read,
+                       const Formatter& f,
+                       int64_t base,
+                       int64_t indent,
+                       bool summarize) {
   const int64_t elem_len = int64_t(f.width()) + 2;
   const int64_t per_line = std::max<int64_t>(1, (options.linewidth - indent) / elem_len);
   const int64_t size = t.sizes().back(), stride = t.strides().back();
@@ -125,14 +134,20 @@ std::string vector_str(const Tensor& t, const Reader& read, const Formatter& f, 
   }
   std::string out = "[";
   for (size_t i = 0; i < data.size(); ++i) {
-    if (i > 0) out += (int64_t(i) % per_line == 0) ? ",\n" + std::string(size_t(indent + 1), ' ') : ", ";
+    if (i > 0)
+      out += (int64_t(i) % per_line == 0) ? ",\n" + std::string(size_t(indent + 1), ' ') : ", ";
     out += data[i];
   }
   return out + "]";
 }
 
-std::string tensor_str(const Tensor& t, const Reader& read, const Formatter& f, int64_t dim,
-                       int64_t base, int64_t indent, bool summarize) {
+std::string tensor_str(const Tensor& t,
+                       const Reader& read,
+                       const Formatter& f,
+                       int64_t dim,
+                       int64_t base,
+                       int64_t indent,
+                       bool summarize) {
   const int64_t remaining = t.dim() - dim;
   if (remaining == 0) return f.format(read(base));
   if (remaining == 1) return vector_str(t, read, f, base, indent, summarize);
@@ -146,8 +161,8 @@ std::string tensor_str(const Tensor& t, const Reader& read, const Formatter& f, 
     }
     slices.push_back(tensor_str(t, read, f, dim + 1, base + i * stride, indent + 1, summarize));
   }
-  const std::string sep = "," + std::string(size_t(remaining - 1), '\n') +
-                          std::string(size_t(indent + 1), ' ');
+  const std::string sep =
+      "," + std::string(size_t(remaining - 1), '\n') + std::string(size_t(indent + 1), ' ');
   std::string out = "[";
   for (size_t i = 0; i < slices.size(); ++i) out += (i ? sep : "") + slices[i];
   return out + "]";
@@ -192,8 +207,8 @@ std::string Tensor::repr() const {
   }
   std::string out = "tensor(" + body;
   const size_t nl = out.rfind('\n');
-  int64_t last_line = nl == std::string::npos ? int64_t(out.size()) + 2
-                                              : int64_t(out.size() - nl) + 1;
+  int64_t last_line =
+      nl == std::string::npos ? int64_t(out.size()) + 2 : int64_t(out.size() - nl) + 1;
   for (const std::string& s : suffixes) {
     if (last_line + int64_t(s.size()) + 2 > options.linewidth) {
       out += ",\n" + std::string(size_t(indent), ' ') + s;

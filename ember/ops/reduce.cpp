@@ -30,8 +30,10 @@ uint64_t dim_mask(IntArrayRef dims, int64_t ndim, const char* op) {
   uint64_t mask = 0;
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, ndim, op);
-    EMBER_CHECK(!(mask >> w & 1), "[", op, "] dim ", w, " appears multiple times in the list of "
-                "dims ", dims);
+    EMBER_CHECK(!(mask >> w & 1), "[", op, "] dim ", w,
+                " appears multiple times in the list of "
+                "dims ",
+                dims);
     mask |= uint64_t(1) << w;
   }
   return mask;
@@ -60,14 +62,14 @@ int64_t reduced_count(IntArrayRef sizes, uint64_t mask) {
 }
 
 // The reduction of `in` over `mask`, as a fresh tensor of `out_dtype` (no autograd).
-Tensor reduce_nograd(ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, DType out_dtype,
-                     const char* name) {
+Tensor reduce_nograd(
+    ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, DType out_dtype, const char* name) {
   Tensor out = empty(keepdim_shape(in.sizes(), mask), TensorOptions(out_dtype).device(in.device()));
   kernel(kernels(in.device()).reduce, in.device(), name)(op, out, in, mask);
   if (!keepdim) {
     const DimVector shape = reduced_shape(in.sizes(), mask, false);
-    out = Tensor(make_ref<TensorImpl>(out.storage(), out.dtype(), shape, contiguous_strides(shape),
-                                      0));
+    out = Tensor(
+        make_ref<TensorImpl>(out.storage(), out.dtype(), shape, contiguous_strides(shape), 0));
   }
   return out;
 }
@@ -82,25 +84,33 @@ Tensor cast(const Tensor& t, std::optional<DType> dtype) {
   return to_dtype(t, *dtype);
 }
 
-Tensor sum_impl(const Tensor& self, uint64_t mask, bool keepdim, std::optional<DType> dtype,
+Tensor sum_impl(const Tensor& self,
+                uint64_t mask,
+                bool keepdim,
+                std::optional<DType> dtype,
                 const char* backward_name) {
   const Tensor in = cast(self, dtype);
   const DType out_dtype = is_floating(in.dtype()) ? in.dtype() : kInt64;
   Tensor out = reduce_nograd(ReduceOp::Sum, in, mask, keepdim, out_dtype, "sum");
   if (any_requires_grad(in) && is_floating(out_dtype)) {
-    record(backward_name, {&in}, {&out}, [sizes = DimVector(in.sizes().data(), in.dim()), mask](
-                                              TensorList& g, Node&) {
-      return TensorList{expand_grad(g[0], sizes, mask)};
-    });
+    record(backward_name, {&in}, {&out},
+           [sizes = DimVector(in.sizes().data(), in.dim()), mask](TensorList& g, Node&) {
+             return TensorList{expand_grad(g[0], sizes, mask)};
+           });
   }
   return out;
 }
 
-Tensor mean_impl(const Tensor& self, uint64_t mask, bool keepdim, std::optional<DType> dtype,
+Tensor mean_impl(const Tensor& self,
+                 uint64_t mask,
+                 bool keepdim,
+                 std::optional<DType> dtype,
                  const char* backward_name) {
   const DType dt = dtype.value_or(self.dtype());
-  EMBER_CHECK(is_floating(dt), "[mean] could not infer output dtype. Input dtype must be either "
-              "a floating point or complex dtype. Got: ", dt);
+  EMBER_CHECK(is_floating(dt),
+              "[mean] could not infer output dtype. Input dtype must be either "
+              "a floating point or complex dtype. Got: ",
+              dt);
   const Tensor in = cast(self, dtype);
   const int64_t count = reduced_count(in.sizes(), mask);
   Tensor out = reduce_nograd(ReduceOp::Sum, in, mask, keepdim, dt, "mean");
@@ -138,7 +148,8 @@ Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DTy
 }
 
 Tensor max(const Tensor& self) {
-  EMBER_CHECK(self.numel() > 0, "[max] expected a non-empty tensor: the max of an empty tensor is "
+  EMBER_CHECK(self.numel() > 0,
+              "[max] expected a non-empty tensor: the max of an empty tensor is "
               "undefined. Specify a dim to reduce over a non-empty one.");
   Tensor out = reduce_nograd(ReduceOp::Max, self, dim_mask({}, self.dim(), "max"), false,
                              self.dtype(), "max");
@@ -157,14 +168,16 @@ Tensor max(const Tensor& self) {
 std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
   const int64_t d = wrap_dim(dim, self.dim(), "max");
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  EMBER_CHECK_INDEX(size > 0, "[max] expected reduction dim ", d, " to have non-zero size; the "
-                    "input has shape ", self.sizes());
+  EMBER_CHECK_INDEX(size > 0, "[max] expected reduction dim ", d,
+                    " to have non-zero size; the "
+                    "input has shape ",
+                    self.sizes());
   const uint64_t mask = self.dim() == 0 ? 0 : uint64_t(1) << d;
   const DimVector kshape = keepdim_shape(self.sizes(), mask);
   Tensor values = empty(kshape, TensorOptions(self.dtype()).device(self.device()));
   Tensor indices = empty(kshape, TensorOptions(kInt64).device(self.device()));
   kernel(kernels(self.device()).arg_reduce, self.device(), "max")(ReduceOp::Max, values, indices,
-                                                                    self, self.dim() ? d : 0);
+                                                                  self, self.dim() ? d : 0);
   if (!keepdim && self.dim() > 0) {
     values = squeeze(values, d);
     indices = squeeze(indices, d);
@@ -185,8 +198,8 @@ std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
              if (sizes.empty()) return TensorList{grad};
              DimVector pos_shape(sizes.size(), 1);
              pos_shape[d] = sizes[d];
-             const Tensor pos = view(arange(sizes[d], TensorOptions(kInt64).device(idx.device())),
-                                     pos_shape);
+             const Tensor pos =
+                 view(arange(sizes[d], TensorOptions(kInt64).device(idx.device())), pos_shape);
              return TensorList{grad * to_dtype(eq(pos, idx), grad.dtype())};
            });
   }

@@ -10,11 +10,15 @@ namespace ember {
 
 // Integer and bool inputs sum to int64, as in PyTorch; `dtype` converts the input first.
 Tensor sum(const Tensor& self, std::optional<DType> dtype = std::nullopt);
-Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim = false,
+Tensor sum(const Tensor& self,
+           IntArrayRef dim,
+           bool keepdim = false,
            std::optional<DType> dtype = std::nullopt);
 // Floating inputs only (or an explicit floating `dtype`).
 Tensor mean(const Tensor& self, std::optional<DType> dtype = std::nullopt);
-Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim = false,
+Tensor mean(const Tensor& self,
+            IntArrayRef dim,
+            bool keepdim = false,
             std::optional<DType> dtype = std::nullopt);
 // Largest element (NaN if any); the gradient is shared evenly among ties.
 Tensor max(const Tensor& self);

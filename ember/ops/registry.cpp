@@ -3,8 +3,8 @@
 namespace ember {
 
 std::string_view op_kind_name(OpKind kind) {
-  constexpr std::string_view names[] = {"creation", "random",    "view",   "unary", "binary",
-                                        "compare",  "inplace",   "reduction", "linalg", "other"};
+  constexpr std::string_view names[] = {"creation", "random",  "view",      "unary",  "binary",
+                                        "compare",  "inplace", "reduction", "linalg", "other"};
   return names[int(kind)];
 }
 

@@ -18,7 +18,9 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return ember::narrow(*this, dim, start, length);
 }
 Tensor Tensor::select(int64_t dim, int64_t index) const { return ember::select(*this, dim, index); }
-Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+Tensor Tensor::slice(int64_t dim,
+                     std::optional<int64_t> start,
+                     std::optional<int64_t> end,
                      int64_t step) const {
   return ember::slice(*this, dim, start, end, step);
 }
@@ -26,14 +28,19 @@ Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
 Tensor Tensor::clone() const { return ember::clone(*this); }
 Tensor Tensor::to(DType dtype, bool copy) const { return to_dtype(*this, dtype, copy); }
 Tensor Tensor::to(Device device, bool copy) const {
-  EMBER_CHECK(device.is_cpu() && this->device().is_cpu(), "[to] copies between devices need the "
-              "CUDA backend, which this build of ember does not have (", this->device(), " -> ",
-              device, ")");
+  EMBER_CHECK(device.is_cpu() && this->device().is_cpu(),
+              "[to] copies between devices need the "
+              "CUDA backend, which this build of ember does not have (",
+              this->device(), " -> ", device, ")");
   return copy ? ember::clone(*this) : *this;
 }
 
-Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }
-Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return ember::sub(*this, o, alpha); }
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  return ember::add(*this, o, alpha);
+}
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  return ember::sub(*this, o, alpha);
+}
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
 Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }

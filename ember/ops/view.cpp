@@ -17,22 +17,14 @@ namespace ember {
 namespace {
 
 const OpInfo kViewOps[] = {
-    {"view", OpKind::View, kAllTypes, true},
-    {"reshape", OpKind::View, kAllTypes, true},
-    {"permute", OpKind::View, kAllTypes, true},
-    {"transpose", OpKind::View, kAllTypes, true},
-    {"t", OpKind::View, kAllTypes, true},
-    {"expand", OpKind::View, kAllTypes, true},
-    {"squeeze", OpKind::View, kAllTypes, true},
-    {"unsqueeze", OpKind::View, kAllTypes, true},
-    {"flatten", OpKind::View, kAllTypes, true},
-    {"narrow", OpKind::View, kAllTypes, true},
-    {"select", OpKind::View, kAllTypes, true},
-    {"slice", OpKind::View, kAllTypes, true},
-    {"contiguous", OpKind::View, kAllTypes, true},
-    {"clone", OpKind::View, kAllTypes, true},
-    {"detach", OpKind::View, kAllTypes, false},
-    {"to", OpKind::View, kAllTypes, true},
+    {"view", OpKind::View, kAllTypes, true},        {"reshape", OpKind::View, kAllTypes, true},
+    {"permute", OpKind::View, kAllTypes, true},     {"transpose", OpKind::View, kAllTypes, true},
+    {"t", OpKind::View, kAllTypes, true},           {"expand", OpKind::View, kAllTypes, true},
+    {"squeeze", OpKind::View, kAllTypes, true},     {"unsqueeze", OpKind::View, kAllTypes, true},
+    {"flatten", OpKind::View, kAllTypes, true},     {"narrow", OpKind::View, kAllTypes, true},
+    {"select", OpKind::View, kAllTypes, true},      {"slice", OpKind::View, kAllTypes, true},
+    {"contiguous", OpKind::View, kAllTypes, true},  {"clone", OpKind::View, kAllTypes, true},
+    {"detach", OpKind::View, kAllTypes, false},     {"to", OpKind::View, kAllTypes, true},
     {"sum_to_size", OpKind::View, kAllTypes, true},
 };
 
@@ -45,7 +37,8 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
 
 // Strides that let `sizes` view a tensor of geometry (old_sizes, old_strides) without copying,
 // or nothing when the layouts are incompatible (ATen's computeStride).
-std::optional<DimVector> view_strides(IntArrayRef old_sizes, IntArrayRef old_strides,
+std::optional<DimVector> view_strides(IntArrayRef old_sizes,
+                                      IntArrayRef old_strides,
                                       IntArrayRef sizes) {
   DimVector out(sizes.size());
   if (old_sizes.empty()) {
@@ -129,7 +122,8 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   const int64_t nd = self.dim();
   EMBER_CHECK(int64_t(dims.size()) == nd, "[permute] number of dims don't match: the input has ",
               nd, " dims but dims has ", dims.size(), " entries: ", dims);
-  DimVector sizes(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd)), inverse(static_cast<size_t>(nd), -1);
+  DimVector sizes(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd)),
+      inverse(static_cast<size_t>(nd), -1);
   for (int64_t i = 0; i < nd; ++i) {
     const int64_t d = wrap_dim(dims[i], nd, "permute");
     EMBER_CHECK(inverse[d] < 0, "[permute] dim ", d, " appears twice in ", dims);
@@ -268,7 +262,8 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  EMBER_CHECK_INDEX(self.dim() > 0, "[select] invalid index of a 0-dim tensor. Use `tensor.item()` "
+  EMBER_CHECK_INDEX(self.dim() > 0,
+                    "[select] invalid index of a 0-dim tensor. Use `tensor.item()` "
                     "to convert a 0-dim tensor to a number");
   const int64_t d = wrap_dim(dim, self.dim(), "select");
   const int64_t size = self.sizes()[d];
@@ -289,8 +284,11 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return out;
 }
 
-Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt,
-             std::optional<int64_t> end_opt, int64_t step) {
+Tensor slice(const Tensor& self,
+             int64_t dim,
+             std::optional<int64_t> start_opt,
+             std::optional<int64_t> end_opt,
+             int64_t step) {
   EMBER_CHECK(self.dim() > 0, "[slice] cannot slice a 0-dim tensor");
   EMBER_CHECK_VALUE(step > 0, "[slice] step must be greater than zero, got ", step);
   const int64_t d = wrap_dim(dim, self.dim(), "slice");
@@ -315,24 +313,29 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt,
   return out;
 }
 
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+Tensor as_strided(const Tensor& self,
+                  IntArrayRef size,
+                  IntArrayRef stride,
                   std::optional<int64_t> storage_offset) {
-  EMBER_CHECK(size.size() == stride.size(), "[as_strided] mismatch in length of strides and "
-              "shape: ", size.size(), " sizes, ", stride.size(), " strides");
+  EMBER_CHECK(size.size() == stride.size(),
+              "[as_strided] mismatch in length of strides and "
+              "shape: ",
+              size.size(), " sizes, ", stride.size(), " strides");
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   int64_t last = offset;  // highest element index touched
   bool empty_view = false;
   for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(size[i] >= 0 && stride[i] >= 0, "[as_strided] negative size or stride: size ",
-                size, ", stride ", stride);
+    EMBER_CHECK(size[i] >= 0 && stride[i] >= 0, "[as_strided] negative size or stride: size ", size,
+                ", stride ", stride);
     if (size[i] == 0) empty_view = true;
     last += (size[i] - 1) * stride[i];
   }
   EMBER_CHECK(empty_view || size_t(last + 1) * itemsize(self.dtype()) <= self.storage()->nbytes(),
-              "[as_strided] setting a storage of ", self.storage()->nbytes() / itemsize(self.dtype()),
-              " elements to size ", size, ", stride ", stride, " and offset ", offset,
-              " reads out of bounds");
-  EMBER_CHECK(!any_requires_grad(self), "[as_strided] the backward of as_strided is not "
+              "[as_strided] setting a storage of ",
+              self.storage()->nbytes() / itemsize(self.dtype()), " elements to size ", size,
+              ", stride ", stride, " and offset ", offset, " reads out of bounds");
+  EMBER_CHECK(!any_requires_grad(self),
+              "[as_strided] the backward of as_strided is not "
               "implemented yet; call it on a tensor that does not require grad");
   return make_view(self, size, stride, offset);
 }
@@ -345,7 +348,8 @@ Tensor contiguous(const Tensor& self) {
 Tensor clone(const Tensor& self) {
   Tensor out = copy_nograd(self, self.dtype());
   if (any_requires_grad(self)) {
-    record("CloneBackward0", {&self}, {&out}, [](TensorList& g, Node&) { return TensorList{g[0]}; });
+    record("CloneBackward0", {&self}, {&out},
+           [](TensorList& g, Node&) { return TensorList{g[0]}; });
   }
   return out;
 }
@@ -360,7 +364,8 @@ Tensor to_dtype(const Tensor& self, DType dtype, bool copy) {
   Tensor out = copy_nograd(self, dtype);
   if (any_requires_grad(self) && is_floating(dtype)) {
     // The engine casts the gradient back to the input's dtype.
-    record("ToCopyBackward0", {&self}, {&out}, [](TensorList& g, Node&) { return TensorList{g[0]}; });
+    record("ToCopyBackward0", {&self}, {&out},
+           [](TensorList& g, Node&) { return TensorList{g[0]}; });
   }
   return out;
 }
@@ -386,15 +391,18 @@ Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
     copy_(target, grad);
   }
   if (any_requires_grad(grad)) {
-    record("SelectBackwardBackward0", {&grad}, {&out}, [dim, index](TensorList& g, Node&) {
-      return TensorList{select(g[0], dim, index)};
-    });
+    record("SelectBackwardBackward0", {&grad}, {&out},
+           [dim, index](TensorList& g, Node&) { return TensorList{select(g[0], dim, index)}; });
   }
   return out;
 }
 
-Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t start,
-                      int64_t end, int64_t step) {
+Tensor slice_backward(const Tensor& grad,
+                      IntArrayRef input_sizes,
+                      int64_t dim,
+                      int64_t start,
+                      int64_t end,
+                      int64_t step) {
   Tensor out = zeros(input_sizes, TensorOptions(grad.dtype()).device(grad.device()));
   {
     NoGradGuard no_grad;
@@ -402,9 +410,10 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, 
     copy_(target, grad);
   }
   if (any_requires_grad(grad)) {
-    record("SliceBackwardBackward0", {&grad}, {&out}, [dim, start, end, step](TensorList& g, Node&) {
-      return TensorList{slice(g[0], dim, start, end, step)};
-    });
+    record("SliceBackwardBackward0", {&grad}, {&out},
+           [dim, start, end, step](TensorList& g, Node&) {
+             return TensorList{slice(g[0], dim, start, end, step)};
+           });
   }
   return out;
 }

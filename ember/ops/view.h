@@ -22,9 +22,14 @@ Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& self, int64_t dim, int64_t index);
 // self[start:end:step] along dim, with Python's clamping of start and end; step > 0.
-Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start,
-             std::optional<int64_t> end, int64_t step = 1);
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+Tensor slice(const Tensor& self,
+             int64_t dim,
+             std::optional<int64_t> start,
+             std::optional<int64_t> end,
+             int64_t step = 1);
+Tensor as_strided(const Tensor& self,
+                  IntArrayRef size,
+                  IntArrayRef stride,
                   std::optional<int64_t> storage_offset = std::nullopt);
 Tensor contiguous(const Tensor& self);
 Tensor clone(const Tensor& self);
@@ -35,7 +40,11 @@ Tensor sum_to_size(const Tensor& self, IntArrayRef shape);
 
 // Gradients of the indexing views: zeros of `input_sizes` with `grad` written at the view.
 Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index);
-Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t start,
-                      int64_t end, int64_t step);
+Tensor slice_backward(const Tensor& grad,
+                      IntArrayRef input_sizes,
+                      int64_t dim,
+                      int64_t start,
+                      int64_t end,
+                      int64_t step);
 
 }  // namespace ember

@@ -14,8 +14,10 @@ _C._set_size_type(Size)
 # factories. Code that needs the builtins lives in the submodules, not here.
 globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 
-from ember import _tensor  # noqa: E402  (Python-side Tensor methods)
-from ember import autograd  # noqa: E402
+from ember import (
+    _tensor,  # noqa: E402  (Python-side Tensor methods)
+    autograd,  # noqa: E402
+)
 from ember._utils import is_tensor, numel, result_type, set_printoptions  # noqa: E402
 from ember.autograd.grad_mode import (  # noqa: E402
     enable_grad,

@@ -75,13 +75,15 @@ struct PyFunctionNode final : Node {
     }
     // The unpacked tensors may point back at this node: dropping them avoids a cycle through C++.
     ctx_obj.attr("_saved") = nb::none();
-    nb::tuple res = nb::isinstance<nb::tuple>(result) ? nb::borrow<nb::tuple>(result)
-                                                      : nb::make_tuple(result);
+    nb::tuple res =
+        nb::isinstance<nb::tuple>(result) ? nb::borrow<nb::tuple>(result) : nb::make_tuple(result);
     // Extra trailing Nones are allowed, as in PyTorch.
     size_t n = res.size();
     while (n > num_args && res[n - 1].is_none()) --n;
-    EMBER_CHECK(n == num_args, "[", name_, "] function backward returned an incorrect number of "
-                "gradients (expected ", num_args, ", got ", res.size(), ")");
+    EMBER_CHECK(n == num_args, "[", name_,
+                "] function backward returned an incorrect number of "
+                "gradients (expected ",
+                num_args, ", got ", res.size(), ")");
     TensorList out;
     for (size_t arg : arg_of_input) {
       nb::handle g = res[arg];
@@ -105,8 +107,12 @@ struct PyFunctionNode final : Node {
 
 // Wires a Python Function's outputs to a PyFunctionNode; returns the outputs (an output that is
 // one of the inputs comes back as an alias, so the input's own history stays intact).
-nb::list attach_function(nb::handle ctx, const std::string& name, nb::tuple args,
-                         nb::list outputs, nb::list non_differentiable, nb::tuple to_save) {
+nb::list attach_function(nb::handle ctx,
+                         const std::string& name,
+                         nb::tuple args,
+                         nb::list outputs,
+                         nb::list non_differentiable,
+                         nb::tuple to_save) {
   auto node = std::make_shared<PyFunctionNode>();
   node->name_ = name;
   node->ctx = std::make_unique<PyRef>(ctx);
@@ -142,14 +148,17 @@ nb::list attach_function(nb::handle ctx, const std::string& name, nb::tuple args
     const Tensor& t = nb::cast<const Tensor&>(s);
     int64_t output_nr = -1;
     for (const Tensor& o : outs)
-      if (o.is_same(t) && o.grad_fn() == std::static_pointer_cast<Node>(node)) output_nr = o.output_nr();
+      if (o.is_same(t) && o.grad_fn() == std::static_pointer_cast<Node>(node))
+        output_nr = o.output_nr();
     node->saved.push_back(output_nr >= 0 ? SavedTensor(t, uint32_t(output_nr)) : SavedTensor(t));
   }
   nb::list result;  // the outputs in order, tensors replaced by the ones wired to the node
   size_t k = 0;
   for (nb::handle o : outputs) {
-    if (nb::isinstance<Tensor>(o)) result.append(wrap(outs[k++]));
-    else result.append(o);
+    if (nb::isinstance<Tensor>(o))
+      result.append(wrap(outs[k++]));
+    else
+      result.append(o);
   }
   return result;
 }
@@ -176,38 +185,47 @@ void init_autograd(nb::module_& m) {
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled, nb::arg("mode"));
 
-  m.def("_backward", [](nb::handle tensors, nb::handle grads, std::optional<bool> retain_graph,
-                        bool create_graph, nb::handle inputs) {
-    ember::backward(tensor_list(tensors, "tensors"), tensor_list(grads, "grad_tensors"),
-                    retain_graph, create_graph, tensor_list(inputs, "inputs"));
-  }, nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(),
-     nb::arg("create_graph"), nb::arg("inputs").none());
-  m.def("_grad", [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs,
-                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
-    const TensorList r = ember::grad(tensor_list(outputs, "outputs"), tensor_list(inputs, "inputs"),
-                                     tensor_list(grad_outputs, "grad_outputs"), retain_graph,
-                                     create_graph, allow_unused);
-    nb::list out;
-    for (const Tensor& t : r) out.append(t.defined() ? wrap(t) : nb::none());
-    return nb::tuple(out);
-  }, nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs").none(),
-     nb::arg("retain_graph").none(), nb::arg("create_graph"), nb::arg("allow_unused"));
+  m.def(
+      "_backward",
+      [](nb::handle tensors, nb::handle grads, std::optional<bool> retain_graph, bool create_graph,
+         nb::handle inputs) {
+        ember::backward(tensor_list(tensors, "tensors"), tensor_list(grads, "grad_tensors"),
+                        retain_graph, create_graph, tensor_list(inputs, "inputs"));
+      },
+      nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(),
+      nb::arg("create_graph"), nb::arg("inputs").none());
+  m.def(
+      "_grad",
+      [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs,
+         std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+        const TensorList r = ember::grad(
+            tensor_list(outputs, "outputs"), tensor_list(inputs, "inputs"),
+            tensor_list(grad_outputs, "grad_outputs"), retain_graph, create_graph, allow_unused);
+        nb::list out;
+        for (const Tensor& t : r) out.append(t.defined() ? wrap(t) : nb::none());
+        return nb::tuple(out);
+      },
+      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs").none(),
+      nb::arg("retain_graph").none(), nb::arg("create_graph"), nb::arg("allow_unused"));
   m.def("_attach_function", &attach_function, nb::arg("ctx"), nb::arg("name"), nb::arg("args"),
         nb::arg("outputs"), nb::arg("non_differentiable"), nb::arg("to_save"));
 
   nb::class_<Node>(m, "Node")
       .def("name", &Node::name)
-      .def_prop_ro("next_functions", [](const Node& n) {
-        nb::list l;
-        for (const Edge& e : n.next_edges()) {
-          l.append(nb::make_tuple(e.node ? nb::cast(e.node) : nb::none(), e.input_nr));
-        }
-        return nb::tuple(l);
-      })
-      .def_prop_ro("variable", [](const Node& n) -> nb::object {
-        if (auto* acc = dynamic_cast<const AccumulateGrad*>(&n)) return wrap(acc->variable);
-        throw nb::attribute_error("'Node' object has no attribute 'variable'");
-      })
+      .def_prop_ro("next_functions",
+                   [](const Node& n) {
+                     nb::list l;
+                     for (const Edge& e : n.next_edges()) {
+                       l.append(nb::make_tuple(e.node ? nb::cast(e.node) : nb::none(), e.input_nr));
+                     }
+                     return nb::tuple(l);
+                   })
+      .def_prop_ro("variable",
+                   [](const Node& n) -> nb::object {
+                     if (auto* acc = dynamic_cast<const AccumulateGrad*>(&n))
+                       return wrap(acc->variable);
+                     throw nb::attribute_error("'Node' object has no attribute 'variable'");
+                   })
       .def("__repr__", [](const Node& n) {
         char buf[32];
         std::snprintf(buf, sizeof(buf), "%p", static_cast<const void*>(&n));
@@ -222,33 +240,46 @@ void init_autograd(nb::module_& m) {
   auto& cls = tensor_class();
   cls.def_prop_rw("requires_grad", &Tensor::requires_grad,
                   [](Tensor& t, bool r) { t.requires_grad_(r); })
-      .def("requires_grad_", [](nb::handle self, bool r) {
-        nb::cast<Tensor&>(self).requires_grad_(r);
-        return nb::borrow(self);
-      }, nb::arg("requires_grad") = true)
-      .def_prop_rw("grad", [](const Tensor& t) -> nb::object {
-        const Tensor g = t.grad();
-        return g.defined() ? wrap(g) : nb::none();
-      }, [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); },
-         nb::arg("value").none())
-      .def_prop_ro("grad_fn", [](const Tensor& t) -> nb::object {
-        const auto& fn = t.grad_fn();
-        return fn ? nb::cast(fn) : nb::none();
-      })
+      .def(
+          "requires_grad_",
+          [](nb::handle self, bool r) {
+            nb::cast<Tensor&>(self).requires_grad_(r);
+            return nb::borrow(self);
+          },
+          nb::arg("requires_grad") = true)
+      .def_prop_rw(
+          "grad",
+          [](const Tensor& t) -> nb::object {
+            const Tensor g = t.grad();
+            return g.defined() ? wrap(g) : nb::none();
+          },
+          [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); },
+          nb::arg("value").none())
+      .def_prop_ro("grad_fn",
+                   [](const Tensor& t) -> nb::object {
+                     const auto& fn = t.grad_fn();
+                     return fn ? nb::cast(fn) : nb::none();
+                   })
       .def_prop_ro("is_leaf", &Tensor::is_leaf)
       .def_prop_ro("retains_grad", &Tensor::retains_grad)
       .def_prop_ro("output_nr", &Tensor::output_nr)
       .def_prop_ro("data", [](const Tensor& t) { return detach(t); })
       .def("retain_grad", &Tensor::retain_grad)
-      .def("register_hook", [](const Tensor& t, nb::handle fn) {
-        return HookHandle{t, t.register_hook(make_hook(fn))};
-      }, nb::arg("hook"))
-      .def("backward", [](const Tensor& t, std::optional<Tensor> gradient,
-                          std::optional<bool> retain_graph, bool create_graph, nb::handle inputs) {
-        ember::backward({t}, gradient ? TensorList{*gradient} : TensorList{}, retain_graph,
-                        create_graph, tensor_list(inputs, "inputs"));
-      }, nb::arg("gradient").none() = nb::none(), nb::arg("retain_graph").none() = nb::none(),
-         nb::arg("create_graph") = false, nb::kw_only(), nb::arg("inputs").none() = nb::none());
+      .def(
+          "register_hook",
+          [](const Tensor& t, nb::handle fn) {
+            return HookHandle{t, t.register_hook(make_hook(fn))};
+          },
+          nb::arg("hook"))
+      .def(
+          "backward",
+          [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph,
+             bool create_graph, nb::handle inputs) {
+            ember::backward({t}, gradient ? TensorList{*gradient} : TensorList{}, retain_graph,
+                            create_graph, tensor_list(inputs, "inputs"));
+          },
+          nb::arg("gradient").none() = nb::none(), nb::arg("retain_graph").none() = nb::none(),
+          nb::arg("create_graph") = false, nb::kw_only(), nb::arg("inputs").none() = nb::none());
 }
 
 }  // namespace ember::py

@@ -55,8 +55,8 @@ void set_size_type(nb::handle type) {
 // Registered from module.cpp, after the dtype class exists.
 void init_dtype_objects(nb::module_& m, nb::handle cls) {
   dtype_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-#define EMBER_DTYPE_OBJECT(name, type, str)                                    \
-  m.attr(str) = nb::cast(DTypeObject{DType::name});                            \
+#define EMBER_DTYPE_OBJECT(name, type, str)         \
+  m.attr(str) = nb::cast(DTypeObject{DType::name}); \
   dtype_objects[int(DType::name)] = m.attr(str);
   EMBER_FORALL_DTYPES(EMBER_DTYPE_OBJECT)
 #undef EMBER_DTYPE_OBJECT
@@ -135,7 +135,8 @@ bool type_caster<ember::Scalar>::from_python(handle src, uint8_t, cleanup_list*)
   return false;
 }
 
-handle type_caster<ember::Scalar>::from_cpp(const ember::Scalar& s, rv_policy,
+handle type_caster<ember::Scalar>::from_cpp(const ember::Scalar& s,
+                                            rv_policy,
                                             cleanup_list*) noexcept {
   if (s.is_bool()) return PyBool_FromLong(s.to_bool());
   if (s.is_integral()) return PyLong_FromLongLong(s.to_int());
@@ -181,7 +182,8 @@ bool type_caster<ember::DimVector>::from_python(handle src, uint8_t, cleanup_lis
   return true;
 }
 
-bool type_caster<ember::py::TensorOrScalar>::from_python(handle src, uint8_t flags,
+bool type_caster<ember::py::TensorOrScalar>::from_python(handle src,
+                                                         uint8_t flags,
                                                          cleanup_list* cleanup) noexcept {
   ember::Tensor* t = nullptr;
   if (nb::try_cast<ember::Tensor*>(src, t, false)) {

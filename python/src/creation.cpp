@@ -7,10 +7,9 @@ namespace {
 TensorOptions options(std::optional<DType> dtype, std::optional<Device> device,
                       bool requires_grad) {
   TensorOptions o;
-  o.dtype_ = dtype;
-  if (device) o.device_ = *device;
-  o.requires_grad_ = requires_grad;
-  return o;
+  if (dtype.has_value()) o = o.dtype(dtype.value());
+  if (device.has_value()) o = o.device(device.value());
+  return o.requires_grad(requires_grad);
 }
 
 // ---- ember.tensor(data) ----------------------------------------------------------------------
@@ -24,9 +23,10 @@ void infer(nb::handle h, size_t depth, DimVector& shape, Kind& kind, bool& seen)
   if (is_sequence(h)) {
     const int64_t n = int64_t(PySequence_Fast_GET_SIZE(h.ptr()));
     if (!seen && depth == shape.size()) shape.push_back(n);
-    EMBER_CHECK_VALUE(depth < shape.size() && shape[depth] == n, "[tensor] expected sequence of "
-                      "length ", depth < shape.size() ? shape[depth] : 0, " at dim ", depth,
-                      " (got ", n, ")");
+    EMBER_CHECK_VALUE(depth < shape.size() && shape[depth] == n,
+                      "[tensor] expected sequence of "
+                      "length ",
+                      depth < shape.size() ? shape[depth] : 0, " at dim ", depth, " (got ", n, ")");
     PyObject** items = PySequence_Fast_ITEMS(h.ptr());
     for (int64_t i = 0; i < n; ++i) infer(items[i], depth + 1, shape, kind, seen);
     if (n == 0) seen = true;
@@ -45,8 +45,10 @@ void infer(nb::handle h, size_t depth, DimVector& shape, Kind& kind, bool& seen)
   }
   if (nb::isinstance<Tensor>(h)) {
     const Tensor& t = nb::cast<const Tensor&>(h);
-    EMBER_CHECK_VALUE(t.numel() == 1, "[tensor] only one-element tensors can be elements of the "
-                      "data, got one of shape ", t.sizes());
+    EMBER_CHECK_VALUE(t.numel() == 1,
+                      "[tensor] only one-element tensors can be elements of the "
+                      "data, got one of shape ",
+                      t.sizes());
     return widen(t.is_floating_point() ? Kind::Float : t.dtype() == kBool ? Kind::Bool : Kind::Int);
   }
   if (PyFloat_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float)) {
@@ -73,7 +75,9 @@ void fill(nb::handle h, T*& out) {
   *out++ = s.to<T>();
 }
 
-Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, std::optional<Device> device,
+Tensor tensor_from_data(nb::handle data,
+                        std::optional<DType> dtype,
+                        std::optional<Device> device,
                         bool requires_grad) {
   if (nb::isinstance<Tensor>(data)) {
     // As PyTorch: a copy, cut from the graph.
@@ -98,7 +102,9 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, std::option
   bool seen = false;
   infer(fast, 0, shape, kind, seen);
   // No numbers at all (empty lists): the default float dtype, as PyTorch.
-  const DType natural = kind == Kind::Bool ? kBool : kind == Kind::Int ? kInt64 : get_default_dtype();
+  const DType natural = kind == Kind::Bool  ? kBool
+                        : kind == Kind::Int ? kInt64
+                                            : get_default_dtype();
   const DType dt = dtype.value_or(natural);
   Tensor t = empty(shape, TensorOptions(dt));
   dispatch_dtype(dt, "tensor", [&]<class T>() {
@@ -113,140 +119,200 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, std::option
 }  // namespace
 
 void init_creation(nb::module_& m) {
-#define EMBER_FACTORY_ARGS                                                               \
-  nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),                         \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false
-  m.def("empty", [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-    return empty(shape_from_args(size, "empty"), options(dt, dev, rg));
-  }, EMBER_FACTORY_ARGS);
-  m.def("zeros", [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-    return zeros(shape_from_args(size, "zeros"), options(dt, dev, rg));
-  }, EMBER_FACTORY_ARGS);
-  m.def("ones", [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-    return ones(shape_from_args(size, "ones"), options(dt, dev, rg));
-  }, EMBER_FACTORY_ARGS);
-  m.def("full", [](DimVector size, const Scalar& v, std::optional<DType> dt,
-                   std::optional<Device> dev, bool rg) {
-    return full(size, v, options(dt, dev, rg));
-  }, nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
-  m.def("rand", [](nb::args size, Generator* gen, std::optional<DType> dt,
-                   std::optional<Device> dev, bool rg) {
-    return rand(shape_from_args(size, "rand"), options(dt, dev, rg), gen);
-  }, nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
-  m.def("randn", [](nb::args size, Generator* gen, std::optional<DType> dt,
-                    std::optional<Device> dev, bool rg) {
-    return randn(shape_from_args(size, "randn"), options(dt, dev, rg), gen);
-  }, nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
+#define EMBER_FACTORY_ARGS                                                                       \
+  nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
+                                  nb::arg("requires_grad") = false
+  m.def(
+      "empty",
+      [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return empty(shape_from_args(size, "empty"), options(dt, dev, rg));
+      },
+      EMBER_FACTORY_ARGS);
+  m.def(
+      "zeros",
+      [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return zeros(shape_from_args(size, "zeros"), options(dt, dev, rg));
+      },
+      EMBER_FACTORY_ARGS);
+  m.def(
+      "ones",
+      [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return ones(shape_from_args(size, "ones"), options(dt, dev, rg));
+      },
+      EMBER_FACTORY_ARGS);
+  m.def(
+      "full",
+      [](DimVector size, const Scalar& v, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) { return full(size, v, options(dt, dev, rg)); },
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  m.def(
+      "rand",
+      [](nb::args size, Generator* gen, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) { return rand(shape_from_args(size, "rand"), options(dt, dev, rg), gen); },
+      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  m.def(
+      "randn",
+      [](nb::args size, Generator* gen, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) { return randn(shape_from_args(size, "randn"), options(dt, dev, rg), gen); },
+      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
   // randint(high, size) or randint(low, high, size).
-  m.def("randint", [](nb::args args, Generator* gen, std::optional<DType> dt,
-                      std::optional<Device> dev, bool rg) {
-    EMBER_CHECK_TYPE(args.size() == 2 || args.size() == 3, "randint() expects (high, size) or "
-                     "(low, high, size)");
-    const int64_t low = args.size() == 3 ? to_int64(args[0], "low") : 0;
-    const int64_t high = to_int64(args[args.size() - 2], "high");
-    const DimVector size = nb::cast<DimVector>(args[args.size() - 1]);
-    return randint(low, high, size, options(dt, dev, rg), gen);
-  }, nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
-  m.def("randperm", [](int64_t n, Generator* gen, std::optional<DType> dt,
-                       std::optional<Device> dev, bool rg) {
-    return randperm(n, options(dt, dev, rg), gen);
-  }, nb::arg("n"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
+  m.def(
+      "randint",
+      [](nb::args args, Generator* gen, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) {
+        EMBER_CHECK_TYPE(args.size() == 2 || args.size() == 3,
+                         "randint() expects (high, size) or "
+                         "(low, high, size)");
+        const int64_t low = args.size() == 3 ? to_int64(args[0], "low") : 0;
+        const int64_t high = to_int64(args[args.size() - 2], "high");
+        const DimVector size = nb::cast<DimVector>(args[args.size() - 1]);
+        return randint(low, high, size, options(dt, dev, rg), gen);
+      },
+      nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  m.def(
+      "randperm",
+      [](int64_t n, Generator* gen, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return randperm(n, options(dt, dev, rg), gen);
+      },
+      nb::arg("n"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
   // arange(end), arange(start, end), arange(start, end, step).
-  m.def("arange", [](const Scalar& a, std::optional<Scalar> b, const Scalar& step,
-                     std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-    return b ? arange(a, *b, step, options(dt, dev, rg)) : arange(0, a, step, options(dt, dev, rg));
-  }, nb::arg("start"), nb::arg("end") = nb::none(), nb::arg("step") = 1, nb::kw_only(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
-  m.def("linspace", [](const Scalar& a, const Scalar& b, int64_t steps, std::optional<DType> dt,
-                       std::optional<Device> dev, bool rg) {
-    return linspace(a, b, steps, options(dt, dev, rg));
-  }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
-  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, std::optional<DType> dt,
-                  std::optional<Device> dev, bool rg) {
-    return eye(n, mcols, options(dt, dev, rg));
-  }, nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
-  m.def("scalar_tensor", [](const Scalar& v, std::optional<DType> dt, std::optional<Device> dev,
-                            bool rg) {
-    return scalar_tensor(v, options(dt ? dt : std::optional<DType>(get_default_dtype()), dev, rg));
-  }, nb::arg("s"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
+  m.def(
+      "arange",
+      [](const Scalar& a, std::optional<Scalar> b, const Scalar& step, std::optional<DType> dt,
+         std::optional<Device> dev, bool rg) {
+        return b ? arange(a, *b, step, options(dt, dev, rg))
+                 : arange(0, a, step, options(dt, dev, rg));
+      },
+      nb::arg("start"), nb::arg("end") = nb::none(), nb::arg("step") = 1, nb::kw_only(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  m.def(
+      "linspace",
+      [](const Scalar& a, const Scalar& b, int64_t steps, std::optional<DType> dt,
+         std::optional<Device> dev,
+         bool rg) { return linspace(a, b, steps, options(dt, dev, rg)); },
+      nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  m.def(
+      "eye",
+      [](int64_t n, std::optional<int64_t> mcols, std::optional<DType> dt,
+         std::optional<Device> dev, bool rg) { return eye(n, mcols, options(dt, dev, rg)); },
+      nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  m.def(
+      "scalar_tensor",
+      [](const Scalar& v, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return scalar_tensor(v,
+                             options(dt ? dt : std::optional<DType>(get_default_dtype()), dev, rg));
+      },
+      nb::arg("s"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
 
-#define EMBER_LIKE_ARGS                                                                   \
-  nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(),                         \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false
-  m.def("empty_like", [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev,
-                         bool rg) { return empty_like(t, options(dt, dev, rg)); },
-        EMBER_LIKE_ARGS);
-  m.def("zeros_like", [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev,
-                         bool rg) { return zeros_like(t, options(dt, dev, rg)); },
-        EMBER_LIKE_ARGS);
-  m.def("ones_like", [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev,
-                        bool rg) { return ones_like(t, options(dt, dev, rg)); },
-        EMBER_LIKE_ARGS);
-  m.def("rand_like", [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev,
-                        bool rg) { return rand_like(t, options(dt, dev, rg)); },
-        EMBER_LIKE_ARGS);
-  m.def("randn_like", [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev,
-                         bool rg) { return randn_like(t, options(dt, dev, rg)); },
-        EMBER_LIKE_ARGS);
-  m.def("full_like", [](const Tensor& t, const Scalar& v, std::optional<DType> dt,
-                        std::optional<Device> dev, bool rg) {
-    return full_like(t, v, options(dt, dev, rg));
-  }, nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
-  m.def("randint_like", [](const Tensor& t, int64_t a, std::optional<int64_t> b,
-                           std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-    return b ? randint_like(t, a, *b, options(dt, dev, rg))
-             : randint_like(t, 0, a, options(dt, dev, rg));
-  }, nb::arg("input"), nb::arg("low"), nb::arg("high") = nb::none(), nb::kw_only(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("requires_grad") = false);
+#define EMBER_LIKE_ARGS                                                                           \
+  nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
+                                   nb::arg("requires_grad") = false
+  m.def(
+      "empty_like",
+      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return empty_like(t, options(dt, dev, rg));
+      },
+      EMBER_LIKE_ARGS);
+  m.def(
+      "zeros_like",
+      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return zeros_like(t, options(dt, dev, rg));
+      },
+      EMBER_LIKE_ARGS);
+  m.def(
+      "ones_like",
+      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return ones_like(t, options(dt, dev, rg));
+      },
+      EMBER_LIKE_ARGS);
+  m.def(
+      "rand_like",
+      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return rand_like(t, options(dt, dev, rg));
+      },
+      EMBER_LIKE_ARGS);
+  m.def(
+      "randn_like",
+      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+        return randn_like(t, options(dt, dev, rg));
+      },
+      EMBER_LIKE_ARGS);
+  m.def(
+      "full_like",
+      [](const Tensor& t, const Scalar& v, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) { return full_like(t, v, options(dt, dev, rg)); },
+      nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  m.def(
+      "randint_like",
+      [](const Tensor& t, int64_t a, std::optional<int64_t> b, std::optional<DType> dt,
+         std::optional<Device> dev, bool rg) {
+        return b ? randint_like(t, a, *b, options(dt, dev, rg))
+                 : randint_like(t, 0, a, options(dt, dev, rg));
+      },
+      nb::arg("input"), nb::arg("low"), nb::arg("high") = nb::none(), nb::kw_only(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
 #undef EMBER_LIKE_ARGS
 #undef EMBER_FACTORY_ARGS
 
   // new_* methods: same dtype and device as self unless given.
   auto& cls = tensor_class();
-  cls.def("new_zeros", [](const Tensor& t, nb::args size, std::optional<DType> dt,
-                          std::optional<Device> dev, bool rg) {
-    return zeros(shape_from_args(size, "new_zeros"),
-                 options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
-  }, nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
-  cls.def("new_ones", [](const Tensor& t, nb::args size, std::optional<DType> dt,
-                         std::optional<Device> dev, bool rg) {
-    return ones(shape_from_args(size, "new_ones"),
-                options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
-  }, nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
-  cls.def("new_empty", [](const Tensor& t, nb::args size, std::optional<DType> dt,
-                          std::optional<Device> dev, bool rg) {
-    return empty(shape_from_args(size, "new_empty"),
-                 options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
-  }, nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
-  cls.def("new_full", [](const Tensor& t, DimVector size, const Scalar& v, std::optional<DType> dt,
-                         std::optional<Device> dev, bool rg) {
-    return full(size, v, options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
-  }, nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
-  cls.def("new_tensor", [](const Tensor& t, nb::handle data, std::optional<DType> dt,
-                           std::optional<Device> dev, bool rg) {
-    return tensor_from_data(data, dt.value_or(t.dtype()), dev, rg);
-  }, nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-     nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  cls.def(
+      "new_zeros",
+      [](const Tensor& t, nb::args size, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) {
+        return zeros(shape_from_args(size, "new_zeros"),
+                     options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  cls.def(
+      "new_ones",
+      [](const Tensor& t, nb::args size, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) {
+        return ones(shape_from_args(size, "new_ones"),
+                    options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  cls.def(
+      "new_empty",
+      [](const Tensor& t, nb::args size, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) {
+        return empty(shape_from_args(size, "new_empty"),
+                     options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  cls.def(
+      "new_full",
+      [](const Tensor& t, DimVector size, const Scalar& v, std::optional<DType> dt,
+         std::optional<Device> dev, bool rg) {
+        return full(size, v, options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
+      },
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  cls.def(
+      "new_tensor",
+      [](const Tensor& t, nb::handle data, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) { return tensor_from_data(data, dt.value_or(t.dtype()), dev, rg); },
+      nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
 
   m.def("tensor", &tensor_from_data, nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(),
         nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);

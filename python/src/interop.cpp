@@ -16,17 +16,24 @@ DType dtype_from_dlpack(nb::dlpack::dtype d) {
     if (code == Code::UInt && d.bits == 8) return kUInt8;
     if (code == Code::Int) {
       switch (d.bits) {
-        case 8: return kInt8;
-        case 16: return kInt16;
-        case 32: return kInt32;
-        case 64: return kInt64;
+        case 8:
+          return kInt8;
+        case 16:
+          return kInt16;
+        case 32:
+          return kInt32;
+        case 64:
+          return kInt64;
       }
     }
     if (code == Code::Float) {
       switch (d.bits) {
-        case 16: return kFloat16;
-        case 32: return kFloat32;
-        case 64: return kFloat64;
+        case 16:
+          return kFloat16;
+        case 32:
+          return kFloat32;
+        case 64:
+          return kFloat64;
       }
     }
     if (code == Code::Bfloat && d.bits == 16) return kBFloat16;
@@ -41,10 +48,14 @@ nb::dlpack::dtype dlpack_dtype(DType t) {
   using Code = nb::dlpack::dtype_code;
   const uint8_t bits = uint8_t(itemsize(t) * 8);
   Code code = Code::Float;
-  if (t == kBool) code = Code::Bool;
-  else if (t == kUInt8) code = Code::UInt;
-  else if (is_integral(t)) code = Code::Int;
-  else if (t == kBFloat16) code = Code::Bfloat;
+  if (t == kBool)
+    code = Code::Bool;
+  else if (t == kUInt8)
+    code = Code::UInt;
+  else if (is_integral(t))
+    code = Code::Int;
+  else if (t == kBFloat16)
+    code = Code::Bfloat;
   return nb::dlpack::dtype{uint8_t(code), bits, 1};
 }
 
@@ -52,7 +63,8 @@ nb::dlpack::dtype dlpack_dtype(DType t) {
 Tensor tensor_from_array(const InArray& arr) {
   EMBER_CHECK_TYPE(arr.device_type() == nb::device::cpu::value,
                    "[from_dlpack] only CPU arrays can be shared with ember for now (got device "
-                   "type ", arr.device_type(), ")");
+                   "type ",
+                   arr.device_type(), ")");
   const DType dt = dtype_from_dlpack(arr.dtype());
   DimVector sizes, strides;
   for (size_t i = 0; i < arr.ndim(); ++i) {
@@ -93,12 +105,15 @@ nb::object numpy(const Tensor& t, bool force) {
   if (force) {
     src = detach(t);
   } else {
-    EMBER_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use "
+    EMBER_CHECK(!t.requires_grad(),
+                "Can't call numpy() on Tensor that requires grad. Use "
                 "tensor.detach().numpy() instead.");
   }
-  EMBER_CHECK_TYPE(src.device().is_cpu(), "can't convert ", src.device(), " device type tensor "
+  EMBER_CHECK_TYPE(src.device().is_cpu(), "can't convert ", src.device(),
+                   " device type tensor "
                    "to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
-  EMBER_CHECK_TYPE(src.dtype() != kBFloat16, "Got unsupported ScalarType BFloat16: NumPy has no "
+  EMBER_CHECK_TYPE(src.dtype() != kBFloat16,
+                   "Got unsupported ScalarType BFloat16: NumPy has no "
                    "bfloat16; convert with .float() first");
   return nb::cast(to_array<nb::numpy>(src));
 }
@@ -106,40 +121,52 @@ nb::object numpy(const Tensor& t, bool force) {
 }  // namespace
 
 void init_interop(nb::module_& m) {
-  m.def("from_numpy", [](nb::handle arr) {
-    if (!is_numpy_array(arr)) {
-      type_error("expected np.ndarray (got " +
-                 nb::cast<std::string>(nb::str(nb::handle(arr.type()).attr("__name__"))) + ")");
-    }
-    return tensor_from_array(nb::cast<InArray>(arr));
-  }, nb::arg("ndarray"));
-  m.def("from_dlpack", [](nb::handle obj) -> nb::object {
-    if (nb::isinstance<Tensor>(obj)) return nb::borrow(obj);
-    InArray arr;
-    if (!nb::try_cast(obj, arr)) {
-      type_error("from_dlpack: expected an object with __dlpack__ (or a DLPack capsule), got " +
-                 nb::cast<std::string>(nb::str(nb::handle(obj.type()).attr("__name__"))));
-    }
-    return wrap(tensor_from_array(arr));
-  }, nb::arg("ext_tensor"));
+  m.def(
+      "from_numpy",
+      [](nb::handle arr) {
+        if (!is_numpy_array(arr)) {
+          type_error("expected np.ndarray (got " +
+                     nb::cast<std::string>(nb::str(nb::handle(arr.type()).attr("__name__"))) + ")");
+        }
+        return tensor_from_array(nb::cast<InArray>(arr));
+      },
+      nb::arg("ndarray"));
+  m.def(
+      "from_dlpack",
+      [](nb::handle obj) -> nb::object {
+        if (nb::isinstance<Tensor>(obj)) return nb::borrow(obj);
+        InArray arr;
+        if (!nb::try_cast(obj, arr)) {
+          type_error("from_dlpack: expected an object with __dlpack__ (or a DLPack capsule), got " +
+                     nb::cast<std::string>(nb::str(nb::handle(obj.type()).attr("__name__"))));
+        }
+        return wrap(tensor_from_array(arr));
+      },
+      nb::arg("ext_tensor"));
 
   auto& cls = tensor_class();
   cls.def("numpy", &numpy, nb::kw_only(), nb::arg("force") = false)
-      .def("__array__", [](const Tensor& t, nb::handle dtype, nb::handle copy) {
-        nb::object arr = numpy(t, false);
-        if (!dtype.is_none()) arr = arr.attr("astype")(dtype);
-        return arr;
-      }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
-      .def("__dlpack__", [](const Tensor& t, nb::kwargs kwargs) {
-        EMBER_CHECK(!t.requires_grad(), "Can't export tensors that require gradient, use "
-                    "tensor.detach()");
-        EMBER_CHECK(t.device().is_cpu(), "[__dlpack__] only CPU tensors can be exported for now");
-        nb::object arr = nb::cast(to_array<nb::array_api>(t));  // has __dlpack__ (versioned too)
-        return arr.attr("__dlpack__")(**kwargs);
-      })
-      .def("__dlpack_device__", [](const Tensor& t) {
-        return nb::make_tuple(int(nb::device::cpu::value), 0);
-      });
+      .def(
+          "__array__",
+          [](const Tensor& t, nb::handle dtype, nb::handle copy) {
+            nb::object arr = numpy(t, false);
+            if (!dtype.is_none()) arr = arr.attr("astype")(dtype);
+            return arr;
+          },
+          nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
+      .def("__dlpack__",
+           [](const Tensor& t, nb::kwargs kwargs) {
+             EMBER_CHECK(!t.requires_grad(),
+                         "Can't export tensors that require gradient, use "
+                         "tensor.detach()");
+             EMBER_CHECK(t.device().is_cpu(),
+                         "[__dlpack__] only CPU tensors can be exported for now");
+             nb::object arr =
+                 nb::cast(to_array<nb::array_api>(t));  // has __dlpack__ (versioned too)
+             return arr.attr("__dlpack__")(**kwargs);
+           })
+      .def("__dlpack_device__",
+           [](const Tensor& t) { return nb::make_tuple(int(nb::device::cpu::value), 0); });
 }
 
 }  // namespace ember::py

@@ -14,8 +14,8 @@ void def_both(nb::module_& m, const char* name, F f, const Extra&... extra) {
 
 // a op b where either side may be a number.
 template <class TT, class TS, class ST>
-Tensor binary(const TensorOrScalar& a, const TensorOrScalar& b, TT tt, TS ts, ST st,
-              const char* name) {
+Tensor binary(
+    const TensorOrScalar& a, const TensorOrScalar& b, TT tt, TS ts, ST st, const char* name) {
   if (a.tensor && b.tensor) return tt(*a.tensor, *b.tensor);
   if (a.tensor) return ts(*a.tensor, b.scalar);
   if (b.tensor) return st(a.scalar, *b.tensor);
@@ -24,7 +24,9 @@ Tensor binary(const TensorOrScalar& a, const TensorOrScalar& b, TT tt, TS ts, ST
 
 nb::handle max_type;  // namedtuple ("values", "indices"), owned by the module (_max_type)
 
-Tensor to_impl(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device,
+Tensor to_impl(const Tensor& self,
+               std::optional<DType> dtype,
+               std::optional<Device> device,
                bool copy) {
   Tensor out = self;
   if (device && !(*device == out.device())) out = out.to(*device, false);
@@ -39,22 +41,28 @@ void init_ops(nb::module_& m) {
   auto& cls = tensor_class();
 
   // ---- elementwise ------------------------------------------------------------------------
-#define EMBER_BIND_UNARY(name, ...) \
-  def_both(m, #name, [](const Tensor& x) { return name(x); });
+#define EMBER_BIND_UNARY(name, ...) def_both(m, #name, [](const Tensor& x) { return name(x); });
   EMBER_UNARY_OPS(EMBER_BIND_UNARY)
 #undef EMBER_BIND_UNARY
   def_both(m, "negative", [](const Tensor& x) { return neg(x); });
   def_both(m, "absolute", [](const Tensor& x) { return abs(x); });
 
-#define EMBER_BIND_BINARY(name, ...)                                                   \
-  m.def(#name, [](TensorOrScalar a, TensorOrScalar b) {                                \
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return name(x, y); },   \
-                  [](const Tensor& x, const Scalar& y) { return name(x, y); },         \
-                  [](const Scalar& x, const Tensor& y) { return name(x, y); }, #name); \
-  }, nb::arg("input"), nb::arg("other"));                                              \
-  cls.def(#name, [](const Tensor& a, TensorOrScalar b) {                               \
-    return b.tensor ? name(a, *b.tensor) : name(a, b.scalar);                          \
-  }, nb::arg("other"));
+#define EMBER_BIND_BINARY(name, ...)                                             \
+  m.def(                                                                         \
+      #name,                                                                     \
+      [](TensorOrScalar a, TensorOrScalar b) {                                   \
+        return binary(                                                           \
+            a, b, [](const Tensor& x, const Tensor& y) { return name(x, y); },   \
+            [](const Tensor& x, const Scalar& y) { return name(x, y); },         \
+            [](const Scalar& x, const Tensor& y) { return name(x, y); }, #name); \
+      },                                                                         \
+      nb::arg("input"), nb::arg("other"));                                       \
+  cls.def(                                                                       \
+      #name,                                                                     \
+      [](const Tensor& a, TensorOrScalar b) {                                    \
+        return b.tensor ? name(a, *b.tensor) : name(a, b.scalar);                \
+      },                                                                         \
+      nb::arg("other"));
   EMBER_BINARY_OPS(EMBER_BIND_BINARY)
   EMBER_COMPARE_OPS(EMBER_BIND_BINARY)
 #undef EMBER_BIND_BINARY
@@ -73,44 +81,74 @@ void init_ops(nb::module_& m) {
     m.def(name, fn, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
     cls.def(name, fn, nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
   }
-  def_both(m, "true_divide", [](const Tensor& a, TensorOrScalar b) {
-    return b.tensor ? div(a, *b.tensor) : div(a, b.scalar);
-  }, nb::arg("other"));
-  def_both(m, "multiply", [](const Tensor& a, TensorOrScalar b) {
-    return b.tensor ? mul(a, *b.tensor) : mul(a, b.scalar);
-  }, nb::arg("other"));
+  def_both(
+      m, "true_divide",
+      [](const Tensor& a, TensorOrScalar b) {
+        return b.tensor ? div(a, *b.tensor) : div(a, b.scalar);
+      },
+      nb::arg("other"));
+  def_both(
+      m, "multiply",
+      [](const Tensor& a, TensorOrScalar b) {
+        return b.tensor ? mul(a, *b.tensor) : mul(a, b.scalar);
+      },
+      nb::arg("other"));
 
   // Operators. Returning NotImplemented for other types is nanobind's is_operator behaviour.
-  cls.def("__add__", [](const Tensor& a, TensorOrScalar b) {
-       return b.tensor ? add(a, *b.tensor) : add(a, b.scalar);
-     }, nb::is_operator())
-      .def("__radd__", [](const Tensor& a, const Scalar& b) { return add(b, a); }, nb::is_operator())
-      .def("__sub__", [](const Tensor& a, TensorOrScalar b) {
-        return b.tensor ? sub(a, *b.tensor) : sub(a, b.scalar);
-      }, nb::is_operator())
-      .def("__rsub__", [](const Tensor& a, const Scalar& b) { return sub(b, a); }, nb::is_operator())
-      .def("__mul__", [](const Tensor& a, TensorOrScalar b) {
-        return b.tensor ? mul(a, *b.tensor) : mul(a, b.scalar);
-      }, nb::is_operator())
-      .def("__rmul__", [](const Tensor& a, const Scalar& b) { return mul(b, a); }, nb::is_operator())
-      .def("__truediv__", [](const Tensor& a, TensorOrScalar b) {
-        return b.tensor ? div(a, *b.tensor) : div(a, b.scalar);
-      }, nb::is_operator())
-      .def("__rtruediv__", [](const Tensor& a, const Scalar& b) { return div(b, a); },
-           nb::is_operator())
-      .def("__pow__", [](const Tensor& a, TensorOrScalar b) {
-        return b.tensor ? pow(a, *b.tensor) : pow(a, b.scalar);
-      }, nb::is_operator())
-      .def("__rpow__", [](const Tensor& a, const Scalar& b) { return pow(b, a); }, nb::is_operator())
-      .def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
-           nb::is_operator())
+  cls.def(
+         "__add__",
+         [](const Tensor& a, TensorOrScalar b) {
+           return b.tensor ? add(a, *b.tensor) : add(a, b.scalar);
+         },
+         nb::is_operator())
+      .def(
+          "__radd__", [](const Tensor& a, const Scalar& b) { return add(b, a); }, nb::is_operator())
+      .def(
+          "__sub__",
+          [](const Tensor& a, TensorOrScalar b) {
+            return b.tensor ? sub(a, *b.tensor) : sub(a, b.scalar);
+          },
+          nb::is_operator())
+      .def(
+          "__rsub__", [](const Tensor& a, const Scalar& b) { return sub(b, a); }, nb::is_operator())
+      .def(
+          "__mul__",
+          [](const Tensor& a, TensorOrScalar b) {
+            return b.tensor ? mul(a, *b.tensor) : mul(a, b.scalar);
+          },
+          nb::is_operator())
+      .def(
+          "__rmul__", [](const Tensor& a, const Scalar& b) { return mul(b, a); }, nb::is_operator())
+      .def(
+          "__truediv__",
+          [](const Tensor& a, TensorOrScalar b) {
+            return b.tensor ? div(a, *b.tensor) : div(a, b.scalar);
+          },
+          nb::is_operator())
+      .def(
+          "__rtruediv__", [](const Tensor& a, const Scalar& b) { return div(b, a); },
+          nb::is_operator())
+      .def(
+          "__pow__",
+          [](const Tensor& a, TensorOrScalar b) {
+            return b.tensor ? pow(a, *b.tensor) : pow(a, b.scalar);
+          },
+          nb::is_operator())
+      .def(
+          "__rpow__", [](const Tensor& a, const Scalar& b) { return pow(b, a); }, nb::is_operator())
+      .def(
+          "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+          nb::is_operator())
       .def("__neg__", [](const Tensor& a) { return neg(a); })
       .def("__pos__", [](const Tensor& a) { return a; })
       .def("__abs__", [](const Tensor& a) { return abs(a); });
-#define EMBER_BIND_COMPARE_OP(pyname, fn)                                \
-  cls.def(pyname, [](const Tensor& a, TensorOrScalar b) {                \
-    return b.tensor ? fn(a, *b.tensor) : fn(a, b.scalar);                \
-  }, nb::is_operator());
+#define EMBER_BIND_COMPARE_OP(pyname, fn)                     \
+  cls.def(                                                    \
+      pyname,                                                 \
+      [](const Tensor& a, TensorOrScalar b) {                 \
+        return b.tensor ? fn(a, *b.tensor) : fn(a, b.scalar); \
+      },                                                      \
+      nb::is_operator());
   EMBER_BIND_COMPARE_OP("__eq__", eq)
   EMBER_BIND_COMPARE_OP("__ne__", ne)
   EMBER_BIND_COMPARE_OP("__lt__", lt)
@@ -120,13 +158,18 @@ void init_ops(nb::module_& m) {
 #undef EMBER_BIND_COMPARE_OP
 
   // In place: these return the same Python object, as PyTorch's do.
-#define EMBER_BIND_INPLACE(pyname, fn)                                   \
-  cls.def(pyname, [](nb::handle self, TensorOrScalar b) {                \
-    Tensor& t = nb::cast<Tensor&>(self);                                 \
-    if (b.tensor) fn(t, *b.tensor);                                      \
-    else fn(t, b.scalar);                                                \
-    return nb::borrow(self);                                             \
-  }, nb::is_operator());
+#define EMBER_BIND_INPLACE(pyname, fn)        \
+  cls.def(                                    \
+      pyname,                                 \
+      [](nb::handle self, TensorOrScalar b) { \
+        Tensor& t = nb::cast<Tensor&>(self);  \
+        if (b.tensor)                         \
+          fn(t, *b.tensor);                   \
+        else                                  \
+          fn(t, b.scalar);                    \
+        return nb::borrow(self);              \
+      },                                      \
+      nb::is_operator());
   EMBER_BIND_INPLACE("__iadd__", add_)
   EMBER_BIND_INPLACE("__isub__", sub_)
   EMBER_BIND_INPLACE("__imul__", mul_)
@@ -134,142 +177,186 @@ void init_ops(nb::module_& m) {
 #undef EMBER_BIND_INPLACE
   for (const char* name : {"add_", "sub_"}) {
     const bool is_add = name[0] == 'a';
-    cls.def(name, [is_add](nb::handle self, TensorOrScalar b, const Scalar& alpha) {
-      Tensor& t = nb::cast<Tensor&>(self);
-      const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
-      if (!b.tensor) {
-        const Scalar s = unit ? b.scalar : Scalar(b.scalar.to_double() * alpha.to_double());
-        is_add ? add_(t, s) : sub_(t, s);
-      } else {
-        is_add ? add_(t, *b.tensor, alpha) : sub_(t, *b.tensor, alpha);
-      }
-      return nb::borrow(self);
-    }, nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+    cls.def(
+        name,
+        [is_add](nb::handle self, TensorOrScalar b, const Scalar& alpha) {
+          Tensor& t = nb::cast<Tensor&>(self);
+          const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
+          if (!b.tensor) {
+            const Scalar s = unit ? b.scalar : Scalar(b.scalar.to_double() * alpha.to_double());
+            is_add ? add_(t, s) : sub_(t, s);
+          } else {
+            is_add ? add_(t, *b.tensor, alpha) : sub_(t, *b.tensor, alpha);
+          }
+          return nb::borrow(self);
+        },
+        nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
   }
-  cls.def("mul_", [](nb::handle self, TensorOrScalar b) {
-       Tensor& t = nb::cast<Tensor&>(self);
-       b.tensor ? mul_(t, *b.tensor) : mul_(t, b.scalar);
-       return nb::borrow(self);
-     }, nb::arg("other"))
-      .def("div_", [](nb::handle self, TensorOrScalar b) {
-        Tensor& t = nb::cast<Tensor&>(self);
-        b.tensor ? div_(t, *b.tensor) : div_(t, b.scalar);
-        return nb::borrow(self);
-      }, nb::arg("other"))
-      .def("zero_", [](nb::handle self) {
-        zero_(nb::cast<Tensor&>(self));
-        return nb::borrow(self);
-      })
-      .def("fill_", [](nb::handle self, TensorOrScalar v) {
-        Tensor& t = nb::cast<Tensor&>(self);
-        if (v.tensor) {
-          EMBER_CHECK(v.tensor->dim() == 0, "[fill_] only supports 0-dimension value tensor but "
-                      "got tensor with ", v.tensor->dim(), " dimensions");
-          fill_(t, v.tensor->item());
-        } else {
-          fill_(t, v.scalar);
-        }
-        return nb::borrow(self);
-      }, nb::arg("value"))
-      .def("copy_", [](nb::handle self, const Tensor& src, bool non_blocking) {
-        copy_(nb::cast<Tensor&>(self), src);
-        return nb::borrow(self);
-      }, nb::arg("src"), nb::arg("non_blocking") = false);
+  cls.def(
+         "mul_",
+         [](nb::handle self, TensorOrScalar b) {
+           Tensor& t = nb::cast<Tensor&>(self);
+           b.tensor ? mul_(t, *b.tensor) : mul_(t, b.scalar);
+           return nb::borrow(self);
+         },
+         nb::arg("other"))
+      .def(
+          "div_",
+          [](nb::handle self, TensorOrScalar b) {
+            Tensor& t = nb::cast<Tensor&>(self);
+            b.tensor ? div_(t, *b.tensor) : div_(t, b.scalar);
+            return nb::borrow(self);
+          },
+          nb::arg("other"))
+      .def("zero_",
+           [](nb::handle self) {
+             zero_(nb::cast<Tensor&>(self));
+             return nb::borrow(self);
+           })
+      .def(
+          "fill_",
+          [](nb::handle self, TensorOrScalar v) {
+            Tensor& t = nb::cast<Tensor&>(self);
+            if (v.tensor) {
+              EMBER_CHECK(v.tensor->dim() == 0,
+                          "[fill_] only supports 0-dimension value tensor but "
+                          "got tensor with ",
+                          v.tensor->dim(), " dimensions");
+              fill_(t, v.tensor->item());
+            } else {
+              fill_(t, v.scalar);
+            }
+            return nb::borrow(self);
+          },
+          nb::arg("value"))
+      .def(
+          "copy_",
+          [](nb::handle self, const Tensor& src, bool non_blocking) {
+            copy_(nb::cast<Tensor&>(self), src);
+            return nb::borrow(self);
+          },
+          nb::arg("src"), nb::arg("non_blocking") = false);
 
   // ---- reductions ---------------------------------------------------------------------------
-  def_both(m, "sum", [](const Tensor& x, std::optional<DimVector> dim, bool keepdim,
-                        std::optional<DType> dtype) {
-    return dim ? sum(x, *dim, keepdim, dtype) : sum(x, dtype);
-  }, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-     nb::arg("dtype") = nb::none());
-  def_both(m, "mean", [](const Tensor& x, std::optional<DimVector> dim, bool keepdim,
-                         std::optional<DType> dtype) {
-    return dim ? mean(x, *dim, keepdim, dtype) : mean(x, dtype);
-  }, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-     nb::arg("dtype") = nb::none());
-  m.attr("_max_type") = nb::module_::import_("collections").attr("namedtuple")("max", "values indices");
+  def_both(
+      m, "sum",
+      [](const Tensor& x, std::optional<DimVector> dim, bool keepdim, std::optional<DType> dtype) {
+        return dim ? sum(x, *dim, keepdim, dtype) : sum(x, dtype);
+      },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("dtype") = nb::none());
+  def_both(
+      m, "mean",
+      [](const Tensor& x, std::optional<DimVector> dim, bool keepdim, std::optional<DType> dtype) {
+        return dim ? mean(x, *dim, keepdim, dtype) : mean(x, dtype);
+      },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("dtype") = nb::none());
+  m.attr("_max_type") =
+      nb::module_::import_("collections").attr("namedtuple")("max", "values indices");
   max_type = m.attr("_max_type");
-  def_both(m, "max", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) -> nb::object {
-    if (!dim) {
-      EMBER_CHECK(!keepdim, "[max] keepdim needs a dim");
-      return wrap(max(x));
-    }
-    auto [values, indices] = max(x, *dim, keepdim);
-    return max_type(wrap(values), wrap(indices));
-  }, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, "max",
+      [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) -> nb::object {
+        if (!dim) {
+          EMBER_CHECK(!keepdim, "[max] keepdim needs a dim");
+          return wrap(max(x));
+        }
+        auto [values, indices] = max(x, *dim, keepdim);
+        return max_type(wrap(values), wrap(indices));
+      },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
 
   // ---- linear algebra -----------------------------------------------------------------------
-  def_both(m, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
-           nb::arg("other"));
-  def_both(m, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, nb::arg("mat2"));
-  def_both(m, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, nb::arg("mat2"));
+  def_both(
+      m, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, nb::arg("other"));
+  def_both(
+      m, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, nb::arg("mat2"));
+  def_both(
+      m, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, nb::arg("mat2"));
 
   // ---- views and copies ---------------------------------------------------------------------
-  cls.def("view", [](const Tensor& t, nb::args shape) -> nb::object {
-       if (shape.size() == 1 && nb::isinstance<DTypeObject>(shape[0])) {
-         EMBER_FAIL_KIND(ErrorKind::NotImplemented, "[view] view(dtype) is not supported yet");
-       }
-       return wrap(view(t, shape_from_args(shape, "view")));
-     })
-      .def("reshape", [](const Tensor& t, nb::args shape) {
-        return reshape(t, shape_from_args(shape, "reshape"));
-      })
-      .def("expand", [](const Tensor& t, nb::args shape) {
-        return expand(t, shape_from_args(shape, "expand"));
-      })
-      .def("permute", [](const Tensor& t, nb::args dims) {
-        return permute(t, shape_from_args(dims, "permute"));
-      })
-      .def("sum_to_size", [](const Tensor& t, nb::args size) {
-        return sum_to_size(t, shape_from_args(size, "sum_to_size"));
-      })
-      .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); },
-           nb::arg("other"))
-      .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); },
-           nb::arg("other"))
-      .def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
-           nb::arg("other"))
-      .def_prop_ro("T", [](const Tensor& t) {
-        DimVector dims;
-        for (int64_t d = t.dim() - 1; d >= 0; --d) dims.push_back(d);
-        return permute(t, dims);
-      })
+  cls.def("view",
+          [](const Tensor& t, nb::args shape) -> nb::object {
+            if (shape.size() == 1 && nb::isinstance<DTypeObject>(shape[0])) {
+              EMBER_FAIL_KIND(ErrorKind::NotImplemented, "[view] view(dtype) is not supported yet");
+            }
+            return wrap(view(t, shape_from_args(shape, "view")));
+          })
+      .def("reshape", [](const Tensor& t,
+                         nb::args shape) { return reshape(t, shape_from_args(shape, "reshape")); })
+      .def("expand", [](const Tensor& t,
+                        nb::args shape) { return expand(t, shape_from_args(shape, "expand")); })
+      .def("permute", [](const Tensor& t,
+                         nb::args dims) { return permute(t, shape_from_args(dims, "permute")); })
+      .def("sum_to_size",
+           [](const Tensor& t, nb::args size) {
+             return sum_to_size(t, shape_from_args(size, "sum_to_size"));
+           })
+      .def(
+          "view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); },
+          nb::arg("other"))
+      .def(
+          "reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); },
+          nb::arg("other"))
+      .def(
+          "expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
+          nb::arg("other"))
+      .def_prop_ro("T",
+                   [](const Tensor& t) {
+                     DimVector dims;
+                     for (int64_t d = t.dim() - 1; d >= 0; --d) dims.push_back(d);
+                     return permute(t, dims);
+                   })
       .def_prop_ro("mT", [](const Tensor& t) {
-        EMBER_CHECK(t.dim() >= 2, "[mT] tensor.mT is only supported on matrices or batches of "
-                    "matrices. Got ", t.dim(), "-D tensor.");
+        EMBER_CHECK(t.dim() >= 2,
+                    "[mT] tensor.mT is only supported on matrices or batches of "
+                    "matrices. Got ",
+                    t.dim(), "-D tensor.");
         return transpose(t, -2, -1);
       });
-  m.def("reshape", [](const Tensor& t, DimVector shape) { return reshape(t, shape); },
-        nb::arg("input"), nb::arg("shape"));
-  m.def("permute", [](const Tensor& t, DimVector dims) { return permute(t, dims); },
-        nb::arg("input"), nb::arg("dims"));
-  def_both(m, "transpose", [](const Tensor& t, int64_t d0, int64_t d1) {
-    return transpose(t, d0, d1);
-  }, nb::arg("dim0"), nb::arg("dim1"));
-  def_both(m, "swapaxes", [](const Tensor& t, int64_t d0, int64_t d1) {
-    return transpose(t, d0, d1);
-  }, nb::arg("axis0"), nb::arg("axis1"));
+  m.def(
+      "reshape", [](const Tensor& t, DimVector shape) { return reshape(t, shape); },
+      nb::arg("input"), nb::arg("shape"));
+  m.def(
+      "permute", [](const Tensor& t, DimVector dims) { return permute(t, dims); }, nb::arg("input"),
+      nb::arg("dims"));
+  def_both(
+      m, "transpose", [](const Tensor& t, int64_t d0, int64_t d1) { return transpose(t, d0, d1); },
+      nb::arg("dim0"), nb::arg("dim1"));
+  def_both(
+      m, "swapaxes", [](const Tensor& t, int64_t d0, int64_t d1) { return transpose(t, d0, d1); },
+      nb::arg("axis0"), nb::arg("axis1"));
   def_both(m, "t", [](const Tensor& t) { return ember::t(t); });
-  def_both(m, "squeeze", [](const Tensor& t, std::optional<DimVector> dim) {
-    if (!dim) return squeeze(t);
-    Tensor out = t;
-    // Several dims: squeeze from the last so the earlier indices stay valid.
-    DimVector dims;
-    for (int64_t d : *dim) dims.push_back(wrap_dim(d, t.dim(), "squeeze"));
-    std::sort(dims.begin(), dims.end());
-    for (size_t i = dims.size(); i-- > 0;) out = squeeze(out, dims[i]);
-    return out;
-  }, nb::arg("dim") = nb::none());
-  def_both(m, "unsqueeze", [](const Tensor& t, int64_t dim) { return unsqueeze(t, dim); },
-           nb::arg("dim"));
-  def_both(m, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); },
-           nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
-  def_both(m, "narrow", [](const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-    return narrow(t, dim, start, length);
-  }, nb::arg("dim"), nb::arg("start"), nb::arg("length"));
-  def_both(m, "select", [](const Tensor& t, int64_t dim, int64_t index) {
-    return select(t, dim, index);
-  }, nb::arg("dim"), nb::arg("index"));
+  def_both(
+      m, "squeeze",
+      [](const Tensor& t, std::optional<DimVector> dim) {
+        if (!dim) return squeeze(t);
+        Tensor out = t;
+        // Several dims: squeeze from the last so the earlier indices stay valid.
+        DimVector dims;
+        for (int64_t d : *dim) dims.push_back(wrap_dim(d, t.dim(), "squeeze"));
+        std::sort(dims.begin(), dims.end());
+        for (size_t i = dims.size(); i-- > 0;) out = squeeze(out, dims[i]);
+        return out;
+      },
+      nb::arg("dim") = nb::none());
+  def_both(
+      m, "unsqueeze", [](const Tensor& t, int64_t dim) { return unsqueeze(t, dim); },
+      nb::arg("dim"));
+  def_both(
+      m, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); },
+      nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
+  def_both(
+      m, "narrow",
+      [](const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+        return narrow(t, dim, start, length);
+      },
+      nb::arg("dim"), nb::arg("start"), nb::arg("length"));
+  def_both(
+      m, "select",
+      [](const Tensor& t, int64_t dim, int64_t index) { return select(t, dim, index); },
+      nb::arg("dim"), nb::arg("index"));
   def_both(m, "clone", [](const Tensor& t) { return clone(t); });
   def_both(m, "detach", [](const Tensor& t) { return detach(t); });
   cls.def("contiguous", [](nb::handle self) -> nb::object {
@@ -322,10 +409,10 @@ void init_ops(nb::module_& m) {
     const char* name;
     DType dtype;
   };
-  for (Cast c : {Cast{"float", kFloat32}, Cast{"double", kFloat64}, Cast{"half", kFloat16},
-                 Cast{"bfloat16", kBFloat16}, Cast{"int", kInt32}, Cast{"long", kInt64},
-                 Cast{"short", kInt16}, Cast{"char", kInt8}, Cast{"byte", kUInt8},
-                 Cast{"bool", kBool}}) {
+  for (Cast c :
+       {Cast{"float", kFloat32}, Cast{"double", kFloat64}, Cast{"half", kFloat16},
+        Cast{"bfloat16", kBFloat16}, Cast{"int", kInt32}, Cast{"long", kInt64},
+        Cast{"short", kInt16}, Cast{"char", kInt8}, Cast{"byte", kUInt8}, Cast{"bool", kBool}}) {
     const DType dt = c.dtype;
     cls.def(c.name, [dt](nb::handle self) -> nb::object {
       const Tensor& t = nb::cast<const Tensor&>(self);
@@ -336,8 +423,9 @@ void init_ops(nb::module_& m) {
     const Tensor& t = nb::cast<const Tensor&>(self);
     return t.device().is_cpu() ? nb::borrow(self) : wrap(t.to(kCPU));
   });
-  cls.def("type_as", [](const Tensor& t, const Tensor& o) { return to_dtype(t, o.dtype()); },
-          nb::arg("other"));
+  cls.def(
+      "type_as", [](const Tensor& t, const Tensor& o) { return to_dtype(t, o.dtype()); },
+      nb::arg("other"));
 }
 
 }  // namespace ember::py

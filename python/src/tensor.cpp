@@ -37,9 +37,7 @@ Tensor apply_slice(const Tensor& self, int64_t dim, nb::handle s) {
   return slice(self, dim, int64_t(start), int64_t(stop), int64_t(step));
 }
 
-bool is_int_index(nb::handle h) {
-  return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr());
-}
+bool is_int_index(nb::handle h) { return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
 
 // Basic indexing: ints, slices (with steps), None and Ellipsis, alone or in a tuple. The result
 // is always a view. Advanced indexing (tensors, lists, masks) is for a later version.
@@ -76,8 +74,8 @@ Tensor index(const Tensor& self, nb::handle idx) {
     type_error("only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got " +
                nb::cast<std::string>(nb::str(nb::handle(it.type()).attr("__name__"))) + ")");
   }
-  EMBER_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ",
-                    self.dim(), " (got ", consumed, ")");
+  EMBER_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim(),
+                    " (got ", consumed, ")");
   Tensor out = self;
   int64_t dim = 0;
   for (nb::handle it : items) {
@@ -105,20 +103,27 @@ void release_tensor_class() { tensor_cls.reset(); }
 void init_tensor(nb::module_& m) {
   tensor_cls.emplace(m, "Tensor", nb::dynamic_attr(), nb::is_weak_referenceable());
   tensor_cls->def(nb::init<>())
-      .def("__init__", [](Tensor* self, const Tensor& other) { new (self) Tensor(detach(other)); },
-           nb::arg("data"))
+      .def(
+          "__init__", [](Tensor* self, const Tensor& other) { new (self) Tensor(detach(other)); },
+          nb::arg("data"))
       // ---- what it is
       .def_prop_ro("shape", [](const Tensor& t) { return make_size(t.sizes()); })
-      .def("size", [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
-             if (dim) return nb::int_(t.size(*dim));
-             return make_size(t.sizes());
-           }, nb::arg("dim") = nb::none())
-      .def("stride", [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
-             if (dim) return nb::int_(t.stride(*dim));
-             nb::list l;
-             for (int64_t s : t.strides()) l.append(s);
-             return nb::tuple(l);
-           }, nb::arg("dim") = nb::none())
+      .def(
+          "size",
+          [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+            if (dim) return nb::int_(t.size(*dim));
+            return make_size(t.sizes());
+          },
+          nb::arg("dim") = nb::none())
+      .def(
+          "stride",
+          [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+            if (dim) return nb::int_(t.stride(*dim));
+            nb::list l;
+            for (int64_t s : t.strides()) l.append(s);
+            return nb::tuple(l);
+          },
+          nb::arg("dim") = nb::none())
       .def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("device", &Tensor::device)
       .def_prop_ro("ndim", &Tensor::dim)
@@ -135,35 +140,41 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_prop_ro("_version", &Tensor::version)
-      .def_prop_ro("_base", [](const Tensor& t) -> nb::object {
-        return t.is_view() ? wrap(t.base()) : nb::none();
-      })
+      .def_prop_ro(
+          "_base",
+          [](const Tensor& t) -> nb::object { return t.is_view() ? wrap(t.base()) : nb::none(); })
       .def("_is_view", &Tensor::is_view)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("__len__", [](const Tensor& t) {
-        if (t.dim() == 0) type_error("len() of a 0-d tensor");
-        return t.sizes()[0];
-      })
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) type_error("len() of a 0-d tensor");
+             return t.sizes()[0];
+           })
       .def("__repr__", &Tensor::repr)
       .def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
       // ---- values
       .def("item", &item)
-      .def("tolist", [](const Tensor& t) {
-        const Tensor c = t.device().is_cpu() ? t : t.to(kCPU);
-        return tolist(c, 0, 0);
-      })
-      .def("__bool__", [](const Tensor& t) {
-        EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is "
-                    "ambiguous");
-        return t.item().to_bool();
-      })
+      .def("tolist",
+           [](const Tensor& t) {
+             const Tensor c = t.device().is_cpu() ? t : t.to(kCPU);
+             return tolist(c, 0, 0);
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             EMBER_CHECK(t.numel() == 1,
+                         "Boolean value of Tensor with more than one value is "
+                         "ambiguous");
+             return t.item().to_bool();
+           })
       .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
       .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
-      .def("__index__", [](const Tensor& t) {
-        EMBER_CHECK_TYPE(!t.is_floating_point() && t.dtype() != kBool && t.numel() == 1,
-                         "only integer tensors of a single element can be converted to an index");
-        return t.item().to_int();
-      })
+      .def("__index__",
+           [](const Tensor& t) {
+             EMBER_CHECK_TYPE(
+                 !t.is_floating_point() && t.dtype() != kBool && t.numel() == 1,
+                 "only integer tensors of a single element can be converted to an index");
+             return t.item().to_int();
+           })
       // ---- indexing
       .def("__getitem__", &index)
       .def("__setitem__", [](Tensor& self, nb::handle idx, TensorOrScalar value) {

@@ -6,12 +6,15 @@ namespace ember::py {
 void init_dtype_objects(nb::module_& m, nb::handle cls);
 
 void init_types(nb::module_& m) {
-  auto dtype_cls = nb::class_<DTypeObject>(m, "dtype")
-      .def_prop_ro("is_floating_point", [](const DTypeObject& d) { return is_floating(d.value); })
-      .def_prop_ro("is_signed", [](const DTypeObject& d) { return is_signed(d.value); })
-      .def_prop_ro("itemsize", [](const DTypeObject& d) { return itemsize(d.value); })
-      .def("__repr__", [](const DTypeObject& d) { return "ember." + std::string(dtype_name(d.value)); })
-      .def("__reduce__", [](const DTypeObject& d) { return std::string(dtype_name(d.value)); });
+  auto dtype_cls =
+      nb::class_<DTypeObject>(m, "dtype")
+          .def_prop_ro("is_floating_point",
+                       [](const DTypeObject& d) { return is_floating(d.value); })
+          .def_prop_ro("is_signed", [](const DTypeObject& d) { return is_signed(d.value); })
+          .def_prop_ro("itemsize", [](const DTypeObject& d) { return itemsize(d.value); })
+          .def("__repr__",
+               [](const DTypeObject& d) { return "ember." + std::string(dtype_name(d.value)); })
+          .def("__reduce__", [](const DTypeObject& d) { return std::string(dtype_name(d.value)); });
   init_dtype_objects(m, dtype_cls);
   // PyTorch's aliases.
   m.attr("half") = dtype_object(kFloat16);
@@ -24,60 +27,84 @@ void init_types(nb::module_& m) {
 
   nb::class_<Device>(m, "device")
       .def(nb::init<std::string_view>(), nb::arg("type"))
-      .def("__init__", [](Device* d, std::string_view type, int index) {
-             new (d) Device(Device(type).type, int8_t(index));
-           }, nb::arg("type"), nb::arg("index"))
+      .def(
+          "__init__",
+          [](Device* d, std::string_view type, int index) {
+            new (d) Device(Device(type).type, int8_t(index));
+          },
+          nb::arg("type"), nb::arg("index"))
       .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
-      .def_prop_ro("index", [](const Device& d) -> nb::object {
-        return d.index < 0 ? nb::object(nb::none()) : nb::object(nb::int_(d.index));
-      })
+      .def_prop_ro("index",
+                   [](const Device& d) -> nb::object {
+                     return d.index < 0 ? nb::object(nb::none()) : nb::object(nb::int_(d.index));
+                   })
       .def("__str__", &Device::str)
-      .def("__repr__", [](const Device& d) {
-        std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
-        if (d.index >= 0) s += ", index=" + std::to_string(d.index);
-        return s + ")";
-      })
-      .def("__eq__", [](const Device& a, const Device& b) { return a == b; }, nb::is_operator())
+      .def("__repr__",
+           [](const Device& d) {
+             std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             if (d.index >= 0) s += ", index=" + std::to_string(d.index);
+             return s + ")";
+           })
+      .def(
+          "__eq__", [](const Device& a, const Device& b) { return a == b; }, nb::is_operator())
       .def("__hash__", [](const Device& d) { return int(d.type) * 256 + d.index; });
   nb::implicitly_convertible<std::string_view, Device>();
 
   nb::class_<Generator>(m, "Generator")
-      .def("__init__", [](Generator* g, std::optional<Device> device) {
-             EMBER_CHECK(!device || device->is_cpu(), "[Generator] only CPU generators exist");
-             new (g) Generator();
-           }, nb::arg("device") = nb::none())
-      .def("manual_seed", [](nb::handle self, int64_t seed) {
-             nb::cast<Generator&>(self).manual_seed(uint64_t(seed));
-             return self;
-           }, nb::arg("seed"))
+      .def(
+          "__init__",
+          [](Generator* g, std::optional<Device> device) {
+            EMBER_CHECK(!device || device->is_cpu(), "[Generator] only CPU generators exist");
+            new (g) Generator();
+          },
+          nb::arg("device") = nb::none())
+      .def(
+          "manual_seed",
+          [](nb::handle self, int64_t seed) {
+            nb::cast<Generator&>(self).manual_seed(uint64_t(seed));
+            return self;
+          },
+          nb::arg("seed"))
       .def("seed", [](Generator& g) { return g.seed(); })
       .def("initial_seed", &Generator::initial_seed)
-      .def("get_state", [](const Generator& g) {
-        const auto state = g.get_state();
-        return tensor(std::vector<uint8_t>(state.begin(), state.end()), {}, kUInt8);
-      })
-      .def("set_state", [](Generator& g, const Tensor& state) {
-             EMBER_CHECK_TYPE(state.dtype() == kUInt8, "[Generator.set_state] expected a uint8 "
-                              "tensor (from get_state()), got ", state.dtype());
-             const auto bytes = contiguous(state).to_vector<uint8_t>();
-             g.set_state(bytes.data(), bytes.size());
-           }, nb::arg("new_state"))
+      .def("get_state",
+           [](const Generator& g) {
+             const auto state = g.get_state();
+             return tensor(std::vector<uint8_t>(state.begin(), state.end()), {}, kUInt8);
+           })
+      .def(
+          "set_state",
+          [](Generator& g, const Tensor& state) {
+            EMBER_CHECK_TYPE(state.dtype() == kUInt8,
+                             "[Generator.set_state] expected a uint8 "
+                             "tensor (from get_state()), got ",
+                             state.dtype());
+            const auto bytes = contiguous(state).to_vector<uint8_t>();
+            g.set_state(bytes.data(), bytes.size());
+          },
+          nb::arg("new_state"))
       .def_prop_ro("device", [](const Generator&) { return kCPU; });
   m.attr("default_generator") = nb::cast(&default_generator(), nb::rv_policy::reference);
-  m.def("manual_seed", [](int64_t seed) {
-    manual_seed(uint64_t(seed));
-    return nb::module_::import_("ember").attr("default_generator");
-  }, nb::arg("seed"));
+  m.def(
+      "manual_seed",
+      [](int64_t seed) {
+        manual_seed(uint64_t(seed));
+        return nb::module_::import_("ember").attr("default_generator");
+      },
+      nb::arg("seed"));
   m.def("seed", [] { return default_generator().seed(); });
   m.def("initial_seed", [] { return default_generator().initial_seed(); });
   m.def("get_rng_state", [] {
     const auto s = default_generator().get_state();
     return tensor(std::vector<uint8_t>(s.begin(), s.end()), {}, kUInt8);
   });
-  m.def("set_rng_state", [](const Tensor& state) {
-    const auto bytes = contiguous(state).to_vector<uint8_t>();
-    default_generator().set_state(bytes.data(), bytes.size());
-  }, nb::arg("new_state"));
+  m.def(
+      "set_rng_state",
+      [](const Tensor& state) {
+        const auto bytes = contiguous(state).to_vector<uint8_t>();
+        default_generator().set_state(bytes.data(), bytes.size());
+      },
+      nb::arg("new_state"));
 }
 
 }  // namespace ember::py

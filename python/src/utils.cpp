@@ -27,21 +27,27 @@ void init_utils(nb::module_& m) {
   m.def("max_memory_reserved", [] { return cpu_allocator().stats().peak_reserved_bytes; });
   m.def("reset_peak_memory_stats", [] { cpu_allocator().reset_peak_stats(); });
   m.def("empty_cache", [] { cpu_allocator().empty_cache(); });
-  m.def("set_cache_limit", [](int64_t b) { cpu_allocator().set_cache_limit(b); }, nb::arg("bytes"));
+  m.def(
+      "set_cache_limit", [](int64_t b) { cpu_allocator().set_cache_limit(b); }, nb::arg("bytes"));
 
-  m.def("_set_printoptions", [](std::optional<int> precision, std::optional<int64_t> threshold,
-                                std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth,
-                                nb::handle sci_mode, bool reset) {
-    PrintOptions& o = print_options();
-    if (reset) o = PrintOptions();
-    if (precision) o.precision = *precision;
-    if (threshold) o.threshold = *threshold;
-    if (edgeitems) o.edgeitems = *edgeitems;
-    if (linewidth) o.linewidth = *linewidth;
-    if (!sci_mode.is_none()) o.sci_mode = nb::cast<bool>(sci_mode);
-    else if (reset) o.sci_mode.reset();
-  }, nb::arg("precision").none(), nb::arg("threshold").none(), nb::arg("edgeitems").none(),
-     nb::arg("linewidth").none(), nb::arg("sci_mode").none(), nb::arg("reset"));
+  m.def(
+      "_set_printoptions",
+      [](std::optional<int> precision, std::optional<int64_t> threshold,
+         std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth, nb::handle sci_mode,
+         bool reset) {
+        PrintOptions& o = print_options();
+        if (reset) o = PrintOptions();
+        if (precision) o.precision = *precision;
+        if (threshold) o.threshold = *threshold;
+        if (edgeitems) o.edgeitems = *edgeitems;
+        if (linewidth) o.linewidth = *linewidth;
+        if (!sci_mode.is_none())
+          o.sci_mode = nb::cast<bool>(sci_mode);
+        else if (reset)
+          o.sci_mode.reset();
+      },
+      nb::arg("precision").none(), nb::arg("threshold").none(), nb::arg("edgeitems").none(),
+      nb::arg("linewidth").none(), nb::arg("sci_mode").none(), nb::arg("reset"));
 
   // [(name, kind, [dtypes], differentiable)] for the op-table coverage test.
   m.def("_op_registry", [] {

@@ -18,8 +18,7 @@ void ElementwiseIter::add(char* data, IntArrayRef sizes, IntArrayRef strides, in
 void ElementwiseIter::add_output(const Tensor& out) {
   sizes_.assign(out.sizes().data(), out.sizes().size());
   numel_ = out.numel();
-  add(static_cast<char*>(out.data_ptr()), out.sizes(), out.strides(),
-      int64_t(out.element_size()));
+  add(static_cast<char*>(out.data_ptr()), out.sizes(), out.strides(), int64_t(out.element_size()));
 }
 
 void ElementwiseIter::add_input(const Tensor& in) {

@@ -33,9 +33,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
     const size_t nbytes = dst.nbytes();
     char* d = static_cast<char*>(dst.data_ptr());
     const char* s = static_cast<const char*>(src.data_ptr());
-    parallel_for(0, int64_t(nbytes), int64_t(1) << 20, [&](int64_t b, int64_t e) {
-      std::memcpy(d + b, s + b, size_t(e - b));
-    });
+    parallel_for(0, int64_t(nbytes), int64_t(1) << 20,
+                 [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, size_t(e - b)); });
     return;
   }
   ElementwiseIter it;
@@ -81,7 +80,8 @@ void register_elementwise(KernelTable& t) {
   t.binary[int(BinaryOp::name)] = &binary_kernel<math::F, dtypes>;
   EMBER_BINARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
-#define EMBER_REGISTER(name, F) t.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
+#define EMBER_REGISTER(name, F) \
+  t.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
   EMBER_COMPARE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
   t.copy = &copy_kernel;

@@ -78,8 +78,8 @@ void binary_rows(const ElementwiseIter& it, const F& f) {
 // Builds the iterator for out = f(a, b), with scalar operands converted to T on the stack.
 template <class T, class F>
 void run_binary(const Tensor& out, const Operand& a, const Operand& b, const F& f) {
-  using O = std::conditional_t<std::is_same_v<decltype(f(opmath_t<T>(), opmath_t<T>())), bool>,
-                               bool, T>;
+  using O =
+      std::conditional_t<std::is_same_v<decltype(f(opmath_t<T>(), opmath_t<T>())), bool>, bool, T>;
   T sa{}, sb{};
   ElementwiseIter it;
   it.add_output(out);

@@ -33,15 +33,25 @@ Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
 
 // out[n, m] = a[n, k] @ b[k, m] by the definition, accumulating in the op-math type.
 template <class T>
-void naive_gemm(int64_t n, int64_t m, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b,
-                int64_t brs, int64_t bcs, T* out) {
+void naive_gemm(int64_t n,
+                int64_t m,
+                int64_t k,
+                const T* a,
+                int64_t ars,
+                int64_t acs,
+                const T* b,
+                int64_t brs,
+                int64_t bcs,
+                T* out) {
   using A = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < m; ++j) {
       A acc = A(0);
       for (int64_t p = 0; p < k; ++p) {
-        if constexpr (std::is_same_v<T, bool>) acc = acc || (a[i * ars + p * acs] && b[p * brs + j * bcs]);
-        else acc += A(a[i * ars + p * acs]) * A(b[p * brs + j * bcs]);
+        if constexpr (std::is_same_v<T, bool>)
+          acc = acc || (a[i * ars + p * acs] && b[p * brs + j * bcs]);
+        else
+          acc += A(a[i * ars + p * acs]) * A(b[p * brs + j * bcs]);
       }
       out[i * m + j] = T(acc);
     }
@@ -52,8 +62,16 @@ void naive_gemm(int64_t n, int64_t m, int64_t k, const T* a, int64_t ars, int64_
 constexpr int64_t kSmallProduct = 4096;
 
 template <class T>
-void gemm(int64_t n, int64_t m, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b,
-          int64_t brs, int64_t bcs, T* out) {
+void gemm(int64_t n,
+          int64_t m,
+          int64_t k,
+          const T* a,
+          int64_t ars,
+          int64_t acs,
+          const T* b,
+          int64_t brs,
+          int64_t bcs,
+          T* out) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     const Layout la = blas_layout(n, k, ars, acs), lb = blas_layout(k, m, brs, bcs);
     if (la.ok && lb.ok && n * m * k > kSmallProduct) {

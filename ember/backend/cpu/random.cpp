@@ -17,8 +17,8 @@ inline double uniform_d(uint32_t hi, uint32_t lo) {
 // Element i of the output is produced by Philox block (base + i / kPerBlock), so it does not
 // depend on threads (Note [Deterministic reductions] has the same aim for sums).
 template <class T>
-void random_typed(RandomDist dist, T* out, int64_t n, uint64_t key, uint64_t base, double a,
-                  double b) {
+void random_typed(
+    RandomDist dist, T* out, int64_t n, uint64_t key, uint64_t base, double a, double b) {
   parallel_for(0, (n + 1) / 2, 4096, [&](int64_t pb, int64_t pe) {
     for (int64_t pair = pb; pair < pe; ++pair) {
       // One block of four words makes two elements (pair 2p, 2p+1).

@@ -16,7 +16,7 @@
 namespace ember::cpu {
 namespace {
 
-constexpr int64_t kChunk = 1 << 15;     // elements per partial in a full reduction
+constexpr int64_t kChunk = 1 << 15;      // elements per partial in a full reduction
 constexpr int64_t kPairwiseBlock = 256;  // below this, lanes; above, split in halves
 
 template <class T>
@@ -120,8 +120,10 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
   O* dst = static_cast<O*>(out.data_ptr());
   Group kept, red;
   for (int64_t d = 0; d < in.dim(); ++d) {
-    if (mask >> d & 1) red.add(in.sizes()[d], in.strides()[d], 0);
-    else kept.add(in.sizes()[d], in.strides()[d], out.strides()[d]);
+    if (mask >> d & 1)
+      red.add(in.sizes()[d], in.strides()[d], 0);
+    else
+      kept.add(in.sizes()[d], in.strides()[d], out.strides()[d]);
   }
   const int64_t n_out = kept.numel(), n_red = red.numel();
   if (n_out == 0) return;
@@ -153,8 +155,8 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
     parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c) {
         const int64_t start = c * kChunk;
-        partial[c] = reduce_run<Op, T, A>(src + start * stride, std::min(kChunk, n_red - start),
-                                          stride);
+        partial[c] =
+            reduce_run<Op, T, A>(src + start * stride, std::min(kChunk, n_red - start), stride);
       }
     });
     // Pairwise over the partials, as reduce_run does over elements.
@@ -183,7 +185,8 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
     const int64_t n_outer = kouter.numel();
     constexpr int64_t kBlock = 512;
     const int64_t nblocks = (inner + kBlock - 1) / kBlock;
-    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, n_red * kBlock));
+    const int64_t grain =
+        std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, n_red * kBlock));
     parallel_for(0, n_outer * nblocks, grain, [&](int64_t b, int64_t e) {
       A accum[kBlock];
       for (int64_t t = b; t < e; ++t) {
@@ -240,8 +243,8 @@ void reduce_kernel(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t ma
   });
 }
 
-void arg_reduce_kernel(ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
-                       int64_t dim) {
+void arg_reduce_kernel(
+    ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
   EMBER_ASSERT(op == ReduceOp::Max || op == ReduceOp::Min, "arg_reduce: max or min");
   const bool is_max = op == ReduceOp::Max;
   const int64_t nd = in.dim();

@@ -1,6 +1,7 @@
 """Reverse-mode automatic differentiation (torch.autograd)."""
 
-from typing import Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Optional, Union
 
 from ember import _C
 from ember.autograd.function import Function, FunctionCtx
@@ -62,7 +63,5 @@ def grad(
     )
     if materialize_grads:
         ins = (inputs,) if single else tuple(inputs)
-        result = tuple(
-            _C.zeros_like(i) if g is None else g for g, i in zip(result, ins)
-        )
+        result = tuple(_C.zeros_like(i) if g is None else g for g, i in zip(result, ins))
     return result

@@ -1,7 +1,8 @@
 """Checks backward against central finite differences (torch.autograd.gradcheck)."""
 
 import itertools
-from typing import Callable, Optional, Sequence
+from collections.abc import Sequence
+from typing import Callable, Optional
 
 from ember import _C
 from ember.autograd.grad_mode import enable_grad, no_grad
@@ -35,8 +36,10 @@ def _numerical_columns(func, inputs, k: int, eps: float) -> list:
             minus = [o.detach().clone() for o in _as_tuple(func(*inputs))]
             x[idx] = orig
             columns.append(
-                [((p - m) / (2 * eps)).reshape(-1).tolist() if p.is_floating_point() else None
-                 for p, m in zip(plus, minus)]
+                [
+                    ((p - m) / (2 * eps)).reshape(-1).tolist() if p.is_floating_point() else None
+                    for p, m in zip(plus, minus)
+                ]
             )
     return columns
 
@@ -57,8 +60,10 @@ def _analytical_rows(outputs, diff_inputs) -> list:
             seed[idx] = 1
             grads = _C._grad(o, diff_inputs, seed, True, False, True)
             per_output.append(
-                [[0.0] * x.numel() if g is None else g.reshape(-1).tolist()
-                 for g, x in zip(grads, diff_inputs)]
+                [
+                    [0.0] * x.numel() if g is None else g.reshape(-1).tolist()
+                    for g, x in zip(grads, diff_inputs)
+                ]
             )
         rows.append(per_output)
     return rows
@@ -102,10 +107,20 @@ def gradcheck(
                     if not abs(a - n) <= atol + rtol * abs(n):
                         if not raise_exception:
                             return False
-                        num = _C.tensor([[numerical[ii][o][jj] for jj in range(out.numel())]
-                                         for ii in range(inputs[k].numel())], dtype=_C.float64)
-                        ana = _C.tensor([[analytical[o][jj][pos][ii] for jj in range(out.numel())]
-                                         for ii in range(inputs[k].numel())], dtype=_C.float64)
+                        num = _C.tensor(
+                            [
+                                [numerical[ii][o][jj] for jj in range(out.numel())]
+                                for ii in range(inputs[k].numel())
+                            ],
+                            dtype=_C.float64,
+                        )
+                        ana = _C.tensor(
+                            [
+                                [analytical[o][jj][pos][ii] for jj in range(out.numel())]
+                                for ii in range(inputs[k].numel())
+                            ],
+                            dtype=_C.float64,
+                        )
                         raise GradcheckError(
                             f"Jacobian mismatch for output {o} with respect to input {k} at "
                             f"input element {i}, output element {j}: analytical {a!r}, "
@@ -132,7 +147,8 @@ def gradgradcheck(
         gen = _C.Generator().manual_seed(0)
         grad_outputs = tuple(
             _C.randn(*o.shape, generator=gen, dtype=o.dtype, requires_grad=True)
-            for o in outputs if o.is_floating_point() and o.requires_grad
+            for o in outputs
+            if o.is_floating_point() and o.requires_grad
         )
     n = len(inputs)
 
@@ -145,5 +161,11 @@ def gradgradcheck(
             grads = _C._grad(outs, diff, list(gouts), True, True, True)
             return tuple(g for g in grads if g is not None)
 
-    return gradcheck(first_derivative, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol,
-                     rtol=rtol, raise_exception=raise_exception)
+    return gradcheck(
+        first_derivative,
+        tuple(inputs) + tuple(grad_outputs),
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

@@ -1,8 +1,9 @@
 from ember import _C
 
 
-def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True,
-                 msg=None) -> None:
+def assert_close(
+    actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None
+) -> None:
     """Raises AssertionError unless actual and expected have the same shape (and dtype) and
     |actual - expected| <= atol + rtol * |expected| elementwise. Default tolerances by dtype, as
     torch.testing.assert_close."""

@@ -10,24 +10,39 @@ A test fails when an op of the registry has no record here, or a record names no
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 import ember
 
 ALL = [
-    ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64,
-    ember.float16, ember.bfloat16, ember.float32, ember.float64,
+    ember.bool,
+    ember.uint8,
+    ember.int8,
+    ember.int16,
+    ember.int32,
+    ember.int64,
+    ember.float16,
+    ember.bfloat16,
+    ember.float32,
+    ember.float64,
 ]
 FLOATING = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
 INTEGRAL = [ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64]
 NUMERIC = INTEGRAL + FLOATING
 
 NUMPY_DTYPE = {
-    ember.bool: np.bool_, ember.uint8: np.uint8, ember.int8: np.int8, ember.int16: np.int16,
-    ember.int32: np.int32, ember.int64: np.int64, ember.float16: np.float16,
-    ember.float32: np.float32, ember.float64: np.float64,
+    ember.bool: np.bool_,
+    ember.uint8: np.uint8,
+    ember.int8: np.int8,
+    ember.int16: np.int16,
+    ember.int32: np.int32,
+    ember.int64: np.int64,
+    ember.float16: np.float16,
+    ember.float32: np.float32,
+    ember.float64: np.float64,
 }
 
 
@@ -144,14 +159,21 @@ BROADCAST_PAIRS = [
 ]
 
 
-def binary_samples(low=-3.0, high=3.0, b_low=None, b_high=None, b_away_from_zero=False,
-                   scalars=(2, 0.5, True)):
+def binary_samples(
+    low=-3.0, high=3.0, b_low=None, b_high=None, b_away_from_zero=False, scalars=(2, 0.5, True)
+):
     def make(dtype, rng):
         out = []
         for sa, sb in BROADCAST_PAIRS:
             a = make_array(sa, dtype, rng, low, high)
-            b = make_array(sb, dtype, rng, low if b_low is None else b_low,
-                           high if b_high is None else b_high, b_away_from_zero)
+            b = make_array(
+                sb,
+                dtype,
+                rng,
+                low if b_low is None else b_low,
+                high if b_high is None else b_high,
+                b_away_from_zero,
+            )
             out.append(Sample((a, b), desc=f"{sa}x{sb}"))
         a = make_array((3, 4), dtype, rng, low, high)
         for s in scalars:
@@ -225,8 +247,9 @@ def max_ref(a, dim=None, keepdim=False):
 
 def broadcast_error(fn, name):
     return lambda: [
-        ErrorSample(lambda: fn(ember.ones(2, 3), ember.ones(4)), RuntimeError, name,
-                    "shapes [2, 3] and [4]"),
+        ErrorSample(
+            lambda: fn(ember.ones(2, 3), ember.ones(4)), RuntimeError, name, "shapes [2, 3] and [4]"
+        ),
     ]
 
 
@@ -237,21 +260,46 @@ def dim_error(fn, name):
 # ---- the table -------------------------------------------------------------------------------
 
 
-def _unary(name, fn, ref, dtypes, low=-3.0, high=3.0, away=False, gradgrad=True, grad=True,
-           exact=False):
-    return OpSpec(name, fn, ref, dtypes, unary_samples(low, high, away), grad=grad,
-                  gradgrad=gradgrad, exact=exact)
+def _unary(
+    name, fn, ref, dtypes, low=-3.0, high=3.0, away=False, gradgrad=True, grad=True, exact=False
+):
+    return OpSpec(
+        name,
+        fn,
+        ref,
+        dtypes,
+        unary_samples(low, high, away),
+        grad=grad,
+        gradgrad=gradgrad,
+        exact=exact,
+    )
 
 
 def _binary(name, fn, ref, dtypes, gradgrad=True, grad=True, exact=False, **kw):
-    return OpSpec(name, fn, ref, dtypes, binary_samples(**kw), grad=grad, gradgrad=gradgrad,
-                  exact=exact, errors=broadcast_error(fn, name))
+    return OpSpec(
+        name,
+        fn,
+        ref,
+        dtypes,
+        binary_samples(**kw),
+        grad=grad,
+        gradgrad=gradgrad,
+        exact=exact,
+        errors=broadcast_error(fn, name),
+    )
 
 
 def _compare(name, ref):
-    return OpSpec(name, getattr(ember, name), ref, ALL,
-                  binary_samples(scalars=(1, 0.5)), grad=False, exact=True,
-                  errors=broadcast_error(getattr(ember, name), name))
+    return OpSpec(
+        name,
+        getattr(ember, name),
+        ref,
+        ALL,
+        binary_samples(scalars=(1, 0.5)),
+        grad=False,
+        exact=True,
+        errors=broadcast_error(getattr(ember, name), name),
+    )
 
 
 def _creation_check(expected_fill):
@@ -310,68 +358,121 @@ def _inplace(name, method, ref, dtypes, scalars=(2,)):
         out = []
         for sa, sb in [((5,), (5,)), ((3, 4), (4,)), ((3, 4), ()), ((0, 3), (3,))]:
             low = 0.5 if name == "div_" else -3.0
-            out.append(Sample((make_array(sa, dtype, rng), make_array(sb, dtype, rng, low, 3.0,
-                                                                        name == "div_")),
-                              desc=f"{sa}x{sb}"))
+            out.append(
+                Sample(
+                    (
+                        make_array(sa, dtype, rng),
+                        make_array(sb, dtype, rng, low, 3.0, name == "div_"),
+                    ),
+                    desc=f"{sa}x{sb}",
+                )
+            )
         # A bool tensor can only take a bool scalar in place (True + 2 is no bool).
-        for s in ((True,) if dtype == ember.bool else scalars):
+        for s in (True,) if dtype == ember.bool else scalars:
             out.append(Sample((make_array((3, 4), dtype, rng), s), desc=f"scalar {s}", grad=False))
         return out
 
     def errors():
         x = ember.ones(3, requires_grad=True)
         return [
-            ErrorSample(lambda: getattr(ember.ones(3), method)(ember.ones(2, 3)), RuntimeError,
-                        name, "output shape vs broadcast"),
-            ErrorSample(lambda: getattr(x, method)(ember.ones(3)), RuntimeError, "leaf",
-                        "in-place on a leaf that requires grad"),
+            ErrorSample(
+                lambda: getattr(ember.ones(3), method)(ember.ones(2, 3)),
+                RuntimeError,
+                name,
+                "output shape vs broadcast",
+            ),
+            ErrorSample(
+                lambda: getattr(x, method)(ember.ones(3)),
+                RuntimeError,
+                "leaf",
+                "in-place on a leaf that requires grad",
+            ),
         ]
 
     return OpSpec(name, fn, ref, dtypes, samples, errors=errors, inplace=True, gradgrad=False)
 
 
 def _int_div_error():
-    return [ErrorSample(lambda: ember.ones(3, dtype=ember.int64).div_(2), RuntimeError,
-                        "can't be cast", "int64 /= int")]
+    return [
+        ErrorSample(
+            lambda: ember.ones(3, dtype=ember.int64).div_(2),
+            RuntimeError,
+            "can't be cast",
+            "int64 /= int",
+        )
+    ]
 
 
 def _matmul_samples(dtype, rng):
     cases = [
-        ((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2)),
-        ((2, 3, 4), (4, 2)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3)), ((2, 1, 3, 4), (5, 4, 2)),
-        ((0, 4), (4, 2)), ((3, 0), (0, 2)),
+        ((4,), (4,)),
+        ((3, 4), (4,)),
+        ((4,), (4, 2)),
+        ((3, 4), (4, 2)),
+        ((2, 3, 4), (4, 2)),
+        ((2, 3, 4), (4,)),
+        ((4,), (2, 4, 3)),
+        ((2, 1, 3, 4), (5, 4, 2)),
+        ((0, 4), (4, 2)),
+        ((3, 0), (0, 2)),
     ]
-    return [Sample((make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)),
-                   desc=f"{a}@{b}") for a, b in cases]
+    return [
+        Sample(
+            (make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)), desc=f"{a}@{b}"
+        )
+        for a, b in cases
+    ]
 
 
 def _mm_samples(dtype, rng):
-    return [Sample((make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)),
-                   desc=f"{a}@{b}")
-            for a, b in [((3, 4), (4, 2)), ((1, 5), (5, 1)), ((0, 3), (3, 2)), ((3, 0), (0, 2))]]
+    return [
+        Sample(
+            (make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)), desc=f"{a}@{b}"
+        )
+        for a, b in [((3, 4), (4, 2)), ((1, 5), (5, 1)), ((0, 3), (3, 2)), ((3, 0), (0, 2))]
+    ]
 
 
 def _bmm_samples(dtype, rng):
-    return [Sample((make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)),
-                   desc=f"{a}@{b}")
-            for a, b in [((2, 3, 4), (2, 4, 5)), ((1, 2, 2), (1, 2, 2)), ((0, 3, 4), (0, 4, 2))]]
+    return [
+        Sample(
+            (make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)), desc=f"{a}@{b}"
+        )
+        for a, b in [((2, 3, 4), (2, 4, 5)), ((1, 2, 2), (1, 2, 2)), ((0, 3, 4), (0, 4, 2))]
+    ]
 
 
 def _reduce_samples(dtype, rng):
     out = []
-    for shape, kw in [((5,), {}), ((3, 4), {}), ((3, 4), {"dim": 0}), ((3, 4), {"dim": 1}),
-                      ((2, 3, 4), {"dim": (0, 2)}), ((2, 3, 4), {"dim": -1, "keepdim": True}),
-                      ((), {}), ((0, 3), {"dim": 1}), ((0, 3), {}),
-                      ((40, 300), {"dim": 0}), ((1000,), {})]:
+    for shape, kw in [
+        ((5,), {}),
+        ((3, 4), {}),
+        ((3, 4), {"dim": 0}),
+        ((3, 4), {"dim": 1}),
+        ((2, 3, 4), {"dim": (0, 2)}),
+        ((2, 3, 4), {"dim": -1, "keepdim": True}),
+        ((), {}),
+        ((0, 3), {"dim": 1}),
+        ((0, 3), {}),
+        ((40, 300), {"dim": 0}),
+        ((1000,), {}),
+    ]:
         out.append(Sample((make_array(shape, dtype, rng),), kw, desc=f"{shape} {kw}"))
     return out
 
 
 def _max_samples(dtype, rng):
     out = []
-    for shape, kw in [((5,), {}), ((3, 4), {}), ((3, 4), {"dim": 0}), ((3, 4), {"dim": 1}),
-                      ((2, 3, 4), {"dim": -1, "keepdim": True}), ((), {}), ((), {"dim": 0}),
-                      ((0, 3), {"dim": 1})]:
+    for shape, kw in [
+        ((5,), {}),
+        ((3, 4), {}),
+        ((3, 4), {"dim": 0}),
+        ((3, 4), {"dim": 1}),
+        ((2, 3, 4), {"dim": -1, "keepdim": True}),
+        ((), {}),
+        ((), {"dim": 0}),
+        ((0, 3), {"dim": 1}),
+    ]:
         # Distinct values so the max (and its gradient) is unique.
         n = int(np.prod(shape)) if shape else 1
         if dtype in FLOATING:
@@ -390,132 +491,375 @@ def _to_op(x, dtype_name):
 
 OPS: list[OpSpec] = [
     # ---- creation ----
-    OpSpec("empty", lambda size, dtype: ember.empty(*size, dtype=dtype), None, ALL,
-           _shape_samples([(2, 3), (0,), ()]), grad=False, check=_shape_check,
-           errors=lambda: [ErrorSample(lambda: ember.empty(2, -1), RuntimeError, "empty",
-                                       "negative size")], creation=True),
-    OpSpec("zeros", lambda size, dtype: ember.zeros(*size, dtype=dtype), None, ALL,
-           _shape_samples([(2, 3), (0,), ()]), grad=False, check=_creation_check(0),
-           errors=lambda: [ErrorSample(lambda: ember.zeros(-2), RuntimeError, "zeros",
-                                       "negative size")], creation=True),
-    OpSpec("ones", lambda size, dtype: ember.ones(*size, dtype=dtype), None, ALL,
-           _shape_samples([(2, 3), (0,), ()]), grad=False, check=_creation_check(1), creation=True),
-    OpSpec("full", lambda size, dtype: ember.full(size, 7, dtype=dtype), None, ALL,
-           _shape_samples([(2, 3), ()]), grad=False, check=_creation_check(7), creation=True),
-    OpSpec("arange", lambda dtype: ember.arange(1, 11, 3, dtype=dtype), lambda: np.arange(1, 11, 3),
-           NUMERIC, lambda d, r: [Sample((), desc="1..11 step 3")], grad=False,
-           errors=lambda: [ErrorSample(lambda: ember.arange(0, 5, 0), RuntimeError, "step",
-                                       "zero step"),
-                           ErrorSample(lambda: ember.arange(5, 0, 1), RuntimeError, "arange",
-                                       "wrong direction")], creation=True),
-    OpSpec("linspace", lambda dtype: ember.linspace(-2, 10, 7, dtype=dtype),
-           lambda: np.linspace(-2, 10, 7), NUMERIC, lambda d, r: [Sample((), desc="-2..10 x7")],
-           grad=False,
-           errors=lambda: [ErrorSample(lambda: ember.linspace(0, 1, -1), RuntimeError, "steps",
-                                       "negative steps")], creation=True),
-    OpSpec("eye", lambda dtype: ember.eye(3, 4, dtype=dtype), lambda: np.eye(3, 4), ALL,
-           lambda d, r: [Sample((), desc="3x4")], grad=False, creation=True),
-    OpSpec("rand", lambda size, dtype: ember.rand(*size, dtype=dtype), None, FLOATING,
-           _shape_samples([(1000,), (0,), ()]), grad=False, check=_random_check(0, 1),
-           errors=lambda: [ErrorSample(lambda: ember.rand(3, dtype=ember.int64), RuntimeError,
-                                       "rand", "integer dtype")], creation=True),
-    OpSpec("randn", lambda size, dtype: ember.randn(*size, dtype=dtype), None, FLOATING,
-           _shape_samples([(1000,), (0,), ()]), grad=False, check=_randn_check, creation=True),
-    OpSpec("randint", lambda size, dtype: ember.randint(0, 5, size, dtype=dtype), None, NUMERIC,
-           _shape_samples([(1000,), (0,)]), grad=False, check=_random_check(0, 5, True),
-           errors=lambda: [ErrorSample(lambda: ember.randint(5, 5, (3,)), RuntimeError, "randint",
-                                       "low >= high")], creation=True),
-    OpSpec("randperm", lambda size, dtype: ember.randperm(size[0], dtype=dtype), None, NUMERIC,
-           _shape_samples([(50,), (0,)]), grad=False,
-           check=lambda out, s, d: np.testing.assert_array_equal(
-               np.sort(to_numpy(out)), np.arange(s.kwargs["size"][0])), creation=True),
-    OpSpec("empty_like", lambda x: ember.empty_like(x), None, ALL, unary_samples(), grad=False,
-           check=lambda out, s, d: None),
-    OpSpec("zeros_like", lambda x: ember.zeros_like(x), lambda x: np.zeros_like(x), ALL,
-           unary_samples(), grad=False),
-    OpSpec("ones_like", lambda x: ember.ones_like(x), lambda x: np.ones_like(x), ALL,
-           unary_samples(), grad=False),
-    OpSpec("full_like", lambda x: ember.full_like(x, 3), lambda x: np.full_like(x, 3), ALL,
-           unary_samples(), grad=False),
-    OpSpec("rand_like", lambda x: ember.rand_like(x), None, FLOATING, unary_samples(),
-           grad=False, check=_random_check(0, 1)),
-    OpSpec("randn_like", lambda x: ember.randn_like(x), None, FLOATING, unary_samples(),
-           grad=False, check=_randn_check),
-    OpSpec("randint_like", lambda x: ember.randint_like(x, 0, 4), None, NUMERIC, unary_samples(),
-           grad=False, check=_random_check(0, 4, True)),
-    OpSpec("tensor", lambda dtype: ember.tensor([[1, 2], [3, 4]], dtype=dtype),
-           lambda: np.array([[1, 2], [3, 4]]), ALL, lambda d, r: [Sample((), desc="2x2")],
-           grad=False,
-           errors=lambda: [ErrorSample(lambda: ember.tensor([[1, 2], [3]]), ValueError,
-                                       "expected sequence of length 2", "ragged")], creation=True),
+    OpSpec(
+        "empty",
+        lambda size, dtype: ember.empty(*size, dtype=dtype),
+        None,
+        ALL,
+        _shape_samples([(2, 3), (0,), ()]),
+        grad=False,
+        check=_shape_check,
+        errors=lambda: [
+            ErrorSample(lambda: ember.empty(2, -1), RuntimeError, "empty", "negative size")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "zeros",
+        lambda size, dtype: ember.zeros(*size, dtype=dtype),
+        None,
+        ALL,
+        _shape_samples([(2, 3), (0,), ()]),
+        grad=False,
+        check=_creation_check(0),
+        errors=lambda: [
+            ErrorSample(lambda: ember.zeros(-2), RuntimeError, "zeros", "negative size")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "ones",
+        lambda size, dtype: ember.ones(*size, dtype=dtype),
+        None,
+        ALL,
+        _shape_samples([(2, 3), (0,), ()]),
+        grad=False,
+        check=_creation_check(1),
+        creation=True,
+    ),
+    OpSpec(
+        "full",
+        lambda size, dtype: ember.full(size, 7, dtype=dtype),
+        None,
+        ALL,
+        _shape_samples([(2, 3), ()]),
+        grad=False,
+        check=_creation_check(7),
+        creation=True,
+    ),
+    OpSpec(
+        "arange",
+        lambda dtype: ember.arange(1, 11, 3, dtype=dtype),
+        lambda: np.arange(1, 11, 3),
+        NUMERIC,
+        lambda d, r: [Sample((), desc="1..11 step 3")],
+        grad=False,
+        errors=lambda: [
+            ErrorSample(lambda: ember.arange(0, 5, 0), RuntimeError, "step", "zero step"),
+            ErrorSample(lambda: ember.arange(5, 0, 1), RuntimeError, "arange", "wrong direction"),
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "linspace",
+        lambda dtype: ember.linspace(-2, 10, 7, dtype=dtype),
+        lambda: np.linspace(-2, 10, 7),
+        NUMERIC,
+        lambda d, r: [Sample((), desc="-2..10 x7")],
+        grad=False,
+        errors=lambda: [
+            ErrorSample(lambda: ember.linspace(0, 1, -1), RuntimeError, "steps", "negative steps")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "eye",
+        lambda dtype: ember.eye(3, 4, dtype=dtype),
+        lambda: np.eye(3, 4),
+        ALL,
+        lambda d, r: [Sample((), desc="3x4")],
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "rand",
+        lambda size, dtype: ember.rand(*size, dtype=dtype),
+        None,
+        FLOATING,
+        _shape_samples([(1000,), (0,), ()]),
+        grad=False,
+        check=_random_check(0, 1),
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.rand(3, dtype=ember.int64), RuntimeError, "rand", "integer dtype"
+            )
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "randn",
+        lambda size, dtype: ember.randn(*size, dtype=dtype),
+        None,
+        FLOATING,
+        _shape_samples([(1000,), (0,), ()]),
+        grad=False,
+        check=_randn_check,
+        creation=True,
+    ),
+    OpSpec(
+        "randint",
+        lambda size, dtype: ember.randint(0, 5, size, dtype=dtype),
+        None,
+        NUMERIC,
+        _shape_samples([(1000,), (0,)]),
+        grad=False,
+        check=_random_check(0, 5, True),
+        errors=lambda: [
+            ErrorSample(lambda: ember.randint(5, 5, (3,)), RuntimeError, "randint", "low >= high")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "randperm",
+        lambda size, dtype: ember.randperm(size[0], dtype=dtype),
+        None,
+        NUMERIC,
+        _shape_samples([(50,), (0,)]),
+        grad=False,
+        check=lambda out, s, d: np.testing.assert_array_equal(
+            np.sort(to_numpy(out)), np.arange(s.kwargs["size"][0])
+        ),
+        creation=True,
+    ),
+    OpSpec(
+        "empty_like",
+        lambda x: ember.empty_like(x),
+        None,
+        ALL,
+        unary_samples(),
+        grad=False,
+        check=lambda out, s, d: None,
+    ),
+    OpSpec(
+        "zeros_like",
+        lambda x: ember.zeros_like(x),
+        lambda x: np.zeros_like(x),
+        ALL,
+        unary_samples(),
+        grad=False,
+    ),
+    OpSpec(
+        "ones_like",
+        lambda x: ember.ones_like(x),
+        lambda x: np.ones_like(x),
+        ALL,
+        unary_samples(),
+        grad=False,
+    ),
+    OpSpec(
+        "full_like",
+        lambda x: ember.full_like(x, 3),
+        lambda x: np.full_like(x, 3),
+        ALL,
+        unary_samples(),
+        grad=False,
+    ),
+    OpSpec(
+        "rand_like",
+        lambda x: ember.rand_like(x),
+        None,
+        FLOATING,
+        unary_samples(),
+        grad=False,
+        check=_random_check(0, 1),
+    ),
+    OpSpec(
+        "randn_like",
+        lambda x: ember.randn_like(x),
+        None,
+        FLOATING,
+        unary_samples(),
+        grad=False,
+        check=_randn_check,
+    ),
+    OpSpec(
+        "randint_like",
+        lambda x: ember.randint_like(x, 0, 4),
+        None,
+        NUMERIC,
+        unary_samples(),
+        grad=False,
+        check=_random_check(0, 4, True),
+    ),
+    OpSpec(
+        "tensor",
+        lambda dtype: ember.tensor([[1, 2], [3, 4]], dtype=dtype),
+        lambda: np.array([[1, 2], [3, 4]]),
+        ALL,
+        lambda d, r: [Sample((), desc="2x2")],
+        grad=False,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.tensor([[1, 2], [3]]),
+                ValueError,
+                "expected sequence of length 2",
+                "ragged",
+            )
+        ],
+        creation=True,
+    ),
     # ---- views and copies ----
-    OpSpec("view", lambda x, s: x.view(*s), lambda x, s: x.reshape(s), ALL,
-           _view_samples(((2, 6), (3, 4)), ((2, 6), (-1,)), ((12,), (2, -1, 3)), ((), (1,)),
-                         ((0, 3), (3, 0))),
-           errors=lambda: [ErrorSample(lambda: ember.ones(2, 3).view(4), RuntimeError, "view",
-                                       "wrong numel"),
-                           ErrorSample(lambda: ember.ones(2, 3).t().view(6), RuntimeError,
-                                       "view", "non-viewable")],
-           noncontiguous=False),
-    OpSpec("reshape", lambda x, s: x.reshape(*s), lambda x, s: x.reshape(s), ALL,
-           _view_samples(((2, 6), (3, 4)), ((2, 6), (-1,)), ((), ()), ((0, 3), (-1,))),
-           errors=lambda: [ErrorSample(lambda: ember.ones(6).reshape(-1, -1), RuntimeError,
-                                       "reshape", "two -1")]),
-    OpSpec("permute", lambda x, d: x.permute(*d), lambda x, d: np.transpose(x, d), ALL,
-           _view_samples(((2, 3, 4), (2, 0, 1)), ((2, 3), (1, 0)), ((), ())),
-           errors=lambda: [ErrorSample(lambda: ember.ones(2, 3).permute(0, 0), RuntimeError,
-                                       "permute", "repeated dim")]),
-    OpSpec("transpose", lambda x, a, b: x.transpose(a, b), lambda x, a, b: np.swapaxes(x, a, b),
-           ALL, _view_samples(((2, 3, 4), 0, 2), ((2, 3), -1, -2), ((5,), 0, 0)),
-           errors=dim_error(lambda x, d: x.transpose(0, d), "transpose")),
-    OpSpec("t", lambda x: x.t(), lambda x: x.T, ALL, _view_samples(((2, 3),), ((4,),), ((),)),
-           errors=lambda: [ErrorSample(lambda: ember.ones(2, 2, 2).t(), RuntimeError, "t",
-                                       "3-d")]),
-    OpSpec("expand", lambda x, s: x.expand(*s), lambda x, s: np.broadcast_to(x, s), ALL,
-           _view_samples(((3, 1), (3, 4)), ((4,), (2, 4)), ((), (2, 2)), ((1, 3), (0, 3))),
-           errors=lambda: [ErrorSample(lambda: ember.ones(3).expand(4), RuntimeError, "expand",
-                                       "size mismatch")]),
-    OpSpec("squeeze", lambda x, *d: x.squeeze(*d),
-           lambda x, *d: (np.squeeze(x, d[0]) if x.shape[d[0]] == 1 else x) if d else np.squeeze(x),
-           ALL, _view_samples(((1, 3, 1),), ((1, 3, 1), 0), ((1, 3, 1), 1), ((),)),
-           errors=dim_error(lambda x, d: x.squeeze(d), "squeeze")),
-    OpSpec("unsqueeze", lambda x, d: x.unsqueeze(d), lambda x, d: np.expand_dims(x, d), ALL,
-           _view_samples(((2, 3), 0), ((2, 3), -1), ((), 0)),
-           errors=dim_error(lambda x, d: x.unsqueeze(d), "unsqueeze")),
-    OpSpec("flatten", lambda x, *a: x.flatten(*a),
-           lambda x, *a: x.reshape(x.shape[:a[0]] + (-1,) + x.shape[a[1] + 1:] if a[1] != -1
-                                   else x.shape[:a[0]] + (-1,)) if a else x.reshape(-1),
-           ALL, _view_samples(((2, 3, 4),), ((2, 3, 4), 1, 2), ((),)),
-           errors=dim_error(lambda x, d: x.flatten(d), "flatten")),
-    OpSpec("narrow", lambda x, d, s, n: x.narrow(d, s, n),
-           lambda x, d, s, n: np.take(x, range(s, s + n), axis=d), ALL,
-           _view_samples(((4, 5), 1, 1, 3), ((4, 5), 0, -2, 2), ((4,), 0, 0, 0)),
-           errors=lambda: [ErrorSample(lambda: ember.ones(4).narrow(0, 2, 5), RuntimeError,
-                                       "narrow", "too long")]),
-    OpSpec("select", lambda x, d, i: x.select(d, i), lambda x, d, i: np.take(x, i, axis=d), ALL,
-           _view_samples(((4, 5), 1, 2), ((4, 5), 0, -1), ((3,), 0, 1)),
-           errors=lambda: [ErrorSample(lambda: ember.ones(4).select(0, 4), IndexError, "select",
-                                       "index out of range")]),
-    OpSpec("slice", lambda x, s: x[s], lambda x, s: x[s], ALL,
-           _view_samples(((10,), slice(1, 8, 3)), ((4, 5), (slice(None), slice(1, None, 2))),
-                         ((4, 5), (1, slice(None, -1))), ((4, 5), (None, Ellipsis, 2)),
-                         ((6,), slice(-100, 100))),
-           errors=lambda: [ErrorSample(lambda: ember.ones(4)[::-1], ValueError, "step",
-                                       "negative step"),
-                           ErrorSample(lambda: ember.ones(4)[1, 2], IndexError, "too many",
-                                       "too many indices")]),
-    OpSpec("contiguous", lambda x: x.t().contiguous() if x.dim() == 2 else x.contiguous(),
-           lambda x: x.T.copy() if x.ndim == 2 else x, ALL,
-           _view_samples(((3, 4),), ((5,),), ((),))),
+    OpSpec(
+        "view",
+        lambda x, s: x.view(*s),
+        lambda x, s: x.reshape(s),
+        ALL,
+        _view_samples(
+            ((2, 6), (3, 4)), ((2, 6), (-1,)), ((12,), (2, -1, 3)), ((), (1,)), ((0, 3), (3, 0))
+        ),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(2, 3).view(4), RuntimeError, "view", "wrong numel"),
+            ErrorSample(lambda: ember.ones(2, 3).t().view(6), RuntimeError, "view", "non-viewable"),
+        ],
+        noncontiguous=False,
+    ),
+    OpSpec(
+        "reshape",
+        lambda x, s: x.reshape(*s),
+        lambda x, s: x.reshape(s),
+        ALL,
+        _view_samples(((2, 6), (3, 4)), ((2, 6), (-1,)), ((), ()), ((0, 3), (-1,))),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(6).reshape(-1, -1), RuntimeError, "reshape", "two -1")
+        ],
+    ),
+    OpSpec(
+        "permute",
+        lambda x, d: x.permute(*d),
+        lambda x, d: np.transpose(x, d),
+        ALL,
+        _view_samples(((2, 3, 4), (2, 0, 1)), ((2, 3), (1, 0)), ((), ())),
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(2, 3).permute(0, 0), RuntimeError, "permute", "repeated dim"
+            )
+        ],
+    ),
+    OpSpec(
+        "transpose",
+        lambda x, a, b: x.transpose(a, b),
+        lambda x, a, b: np.swapaxes(x, a, b),
+        ALL,
+        _view_samples(((2, 3, 4), 0, 2), ((2, 3), -1, -2), ((5,), 0, 0)),
+        errors=dim_error(lambda x, d: x.transpose(0, d), "transpose"),
+    ),
+    OpSpec(
+        "t",
+        lambda x: x.t(),
+        lambda x: x.T,
+        ALL,
+        _view_samples(((2, 3),), ((4,),), ((),)),
+        errors=lambda: [ErrorSample(lambda: ember.ones(2, 2, 2).t(), RuntimeError, "t", "3-d")],
+    ),
+    OpSpec(
+        "expand",
+        lambda x, s: x.expand(*s),
+        lambda x, s: np.broadcast_to(x, s),
+        ALL,
+        _view_samples(((3, 1), (3, 4)), ((4,), (2, 4)), ((), (2, 2)), ((1, 3), (0, 3))),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(3).expand(4), RuntimeError, "expand", "size mismatch")
+        ],
+    ),
+    OpSpec(
+        "squeeze",
+        lambda x, *d: x.squeeze(*d),
+        lambda x, *d: (np.squeeze(x, d[0]) if x.shape[d[0]] == 1 else x) if d else np.squeeze(x),
+        ALL,
+        _view_samples(((1, 3, 1),), ((1, 3, 1), 0), ((1, 3, 1), 1), ((),)),
+        errors=dim_error(lambda x, d: x.squeeze(d), "squeeze"),
+    ),
+    OpSpec(
+        "unsqueeze",
+        lambda x, d: x.unsqueeze(d),
+        lambda x, d: np.expand_dims(x, d),
+        ALL,
+        _view_samples(((2, 3), 0), ((2, 3), -1), ((), 0)),
+        errors=dim_error(lambda x, d: x.unsqueeze(d), "unsqueeze"),
+    ),
+    OpSpec(
+        "flatten",
+        lambda x, *a: x.flatten(*a),
+        lambda x, *a: (
+            x.reshape(
+                x.shape[: a[0]] + (-1,) + x.shape[a[1] + 1 :]
+                if a[1] != -1
+                else x.shape[: a[0]] + (-1,)
+            )
+            if a
+            else x.reshape(-1)
+        ),
+        ALL,
+        _view_samples(((2, 3, 4),), ((2, 3, 4), 1, 2), ((),)),
+        errors=dim_error(lambda x, d: x.flatten(d), "flatten"),
+    ),
+    OpSpec(
+        "narrow",
+        lambda x, d, s, n: x.narrow(d, s, n),
+        lambda x, d, s, n: np.take(x, range(s, s + n), axis=d),
+        ALL,
+        _view_samples(((4, 5), 1, 1, 3), ((4, 5), 0, -2, 2), ((4,), 0, 0, 0)),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(4).narrow(0, 2, 5), RuntimeError, "narrow", "too long")
+        ],
+    ),
+    OpSpec(
+        "select",
+        lambda x, d, i: x.select(d, i),
+        lambda x, d, i: np.take(x, i, axis=d),
+        ALL,
+        _view_samples(((4, 5), 1, 2), ((4, 5), 0, -1), ((3,), 0, 1)),
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(4).select(0, 4), IndexError, "select", "index out of range"
+            )
+        ],
+    ),
+    OpSpec(
+        "slice",
+        lambda x, s: x[s],
+        lambda x, s: x[s],
+        ALL,
+        _view_samples(
+            ((10,), slice(1, 8, 3)),
+            ((4, 5), (slice(None), slice(1, None, 2))),
+            ((4, 5), (1, slice(None, -1))),
+            ((4, 5), (None, Ellipsis, 2)),
+            ((6,), slice(-100, 100)),
+        ),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(4)[::-1], ValueError, "step", "negative step"),
+            ErrorSample(lambda: ember.ones(4)[1, 2], IndexError, "too many", "too many indices"),
+        ],
+    ),
+    OpSpec(
+        "contiguous",
+        lambda x: x.t().contiguous() if x.dim() == 2 else x.contiguous(),
+        lambda x: x.T.copy() if x.ndim == 2 else x,
+        ALL,
+        _view_samples(((3, 4),), ((5,),), ((),)),
+    ),
     OpSpec("clone", lambda x: x.clone(), lambda x: x.copy(), ALL, unary_samples()),
     OpSpec("detach", lambda x: x.detach(), lambda x: x, ALL, unary_samples(), grad=False),
-    OpSpec("to", _to_op, lambda x, name: x.astype(
-        {"float64": np.float64, "int64": np.int64, "bool": np.bool_}[name]), ALL,
-           lambda d, r: [Sample((make_array((3, 4), d, r), n), desc=n, grad=n == "float64")
-                         for n in ("float64", "int64", "bool")]),
-    OpSpec("sum_to_size", lambda x, s: x.sum_to_size(*s), lambda x, s: _np_sum_to_size(x, s),
-           ALL,
-           _view_samples(((2, 3, 4), (3, 1)), ((3, 4), (3, 4)), ((3, 4), ()))),
+    OpSpec(
+        "to",
+        _to_op,
+        lambda x, name: x.astype(
+            {"float64": np.float64, "int64": np.int64, "bool": np.bool_}[name]
+        ),
+        ALL,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r), n), desc=n, grad=n == "float64")
+            for n in ("float64", "int64", "bool")
+        ],
+    ),
+    OpSpec(
+        "sum_to_size",
+        lambda x, s: x.sum_to_size(*s),
+        lambda x, s: _np_sum_to_size(x, s),
+        ALL,
+        _view_samples(((2, 3, 4), (3, 1)), ((3, 4), (3, 4)), ((3, 4), ())),
+    ),
     # ---- elementwise: unary ----
     _unary("neg", ember.neg, np.negative, NUMERIC),
     _unary("abs", ember.abs, np.abs, NUMERIC, away=True),
@@ -531,8 +875,9 @@ OPS: list[OpSpec] = [
     _binary("sub", ember.sub, np.subtract, NUMERIC),
     _binary("mul", ember.mul, np.multiply, ALL),
     _binary("div", ember.div, np_true_divide, ALL, b_away_from_zero=True, b_low=0.5, b_high=3.0),
-    _binary("pow", ember.pow, np_pow, NUMERIC, low=0.5, high=2.0, b_low=0, b_high=3,
-            scalars=(2, 0.5)),
+    _binary(
+        "pow", ember.pow, np_pow, NUMERIC, low=0.5, high=2.0, b_low=0, b_high=3, scalars=(2, 0.5)
+    ),
     _compare("eq", np.equal),
     _compare("ne", np.not_equal),
     _compare("lt", np.less),
@@ -543,51 +888,140 @@ OPS: list[OpSpec] = [
     _inplace("add_", "add_", np.add, ALL),
     _inplace("sub_", "sub_", np.subtract, NUMERIC),
     _inplace("mul_", "mul_", np.multiply, ALL),
-    dataclasses.replace(_inplace("div_", "div_", np_true_divide, FLOATING),
-                        errors=_int_div_error),
-    OpSpec("zero_", lambda x: x.clone().zero_(), lambda x: np.zeros_like(x), ALL, unary_samples(),
-           inplace=True),
-    OpSpec("fill_", lambda x: x.clone().fill_(1), lambda x: np.ones_like(x), ALL, unary_samples(),
-           inplace=True),
-    OpSpec("copy_", lambda x, y: x.clone().copy_(y), lambda x, y: np.broadcast_to(y, x.shape),
-           ALL, lambda d, r: [Sample((make_array((3, 4), d, r), make_array(s, d, r)), desc=f"{s}")
-                              for s in [(3, 4), (4,), ()]],
-           inplace=True,
-           errors=lambda: [ErrorSample(lambda: ember.ones(3).copy_(ember.ones(4)), RuntimeError,
-                                       "copy_", "shape mismatch")]),
+    dataclasses.replace(_inplace("div_", "div_", np_true_divide, FLOATING), errors=_int_div_error),
+    OpSpec(
+        "zero_",
+        lambda x: x.clone().zero_(),
+        lambda x: np.zeros_like(x),
+        ALL,
+        unary_samples(),
+        inplace=True,
+    ),
+    OpSpec(
+        "fill_",
+        lambda x: x.clone().fill_(1),
+        lambda x: np.ones_like(x),
+        ALL,
+        unary_samples(),
+        inplace=True,
+    ),
+    OpSpec(
+        "copy_",
+        lambda x, y: x.clone().copy_(y),
+        lambda x, y: np.broadcast_to(y, x.shape),
+        ALL,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r), make_array(s, d, r)), desc=f"{s}")
+            for s in [(3, 4), (4,), ()]
+        ],
+        inplace=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(3).copy_(ember.ones(4)), RuntimeError, "copy_", "shape mismatch"
+            )
+        ],
+    ),
     # ---- reductions ----
-    OpSpec("sum", lambda x, **kw: ember.sum(x, **kw), sum_ref, ALL, _reduce_samples,
-           gradgrad=True, errors=dim_error(lambda x, d: x.sum(d), "sum")),
-    OpSpec("mean", lambda x, **kw: ember.mean(x, **kw), mean_ref, FLOATING, _reduce_samples,
-           gradgrad=True,
-           errors=lambda: [ErrorSample(lambda: ember.ones(3, dtype=ember.int64).mean(),
-                                       RuntimeError, "mean", "integer input"),
-                           ErrorSample(lambda: ember.ones(2, 3).mean(2), IndexError, "mean",
-                                       "dim 2")]),
-    OpSpec("max", lambda x, **kw: ember.max(x, **kw), max_ref, ALL, _max_samples,
-           errors=lambda: [ErrorSample(lambda: ember.ones(0).max(), RuntimeError, "max",
-                                       "empty"),
-                           ErrorSample(lambda: ember.ones(2, 0).max(1), IndexError, "max",
-                                       "empty dim")]),
+    OpSpec(
+        "sum",
+        lambda x, **kw: ember.sum(x, **kw),
+        sum_ref,
+        ALL,
+        _reduce_samples,
+        gradgrad=True,
+        errors=dim_error(lambda x, d: x.sum(d), "sum"),
+    ),
+    OpSpec(
+        "mean",
+        lambda x, **kw: ember.mean(x, **kw),
+        mean_ref,
+        FLOATING,
+        _reduce_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(3, dtype=ember.int64).mean(),
+                RuntimeError,
+                "mean",
+                "integer input",
+            ),
+            ErrorSample(lambda: ember.ones(2, 3).mean(2), IndexError, "mean", "dim 2"),
+        ],
+    ),
+    OpSpec(
+        "max",
+        lambda x, **kw: ember.max(x, **kw),
+        max_ref,
+        ALL,
+        _max_samples,
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(0).max(), RuntimeError, "max", "empty"),
+            ErrorSample(lambda: ember.ones(2, 0).max(1), IndexError, "max", "empty dim"),
+        ],
+    ),
     # ---- linear algebra ----
-    OpSpec("mm", ember.mm, np.matmul, NUMERIC, _mm_samples, gradgrad=True,
-           errors=lambda: [ErrorSample(lambda: ember.mm(ember.ones(2, 3), ember.ones(4, 5)),
-                                       RuntimeError, "(2x3 and 4x5)", "inner mismatch"),
-                           ErrorSample(lambda: ember.mm(ember.ones(3), ember.ones(3, 2)),
-                                       RuntimeError, "mm", "1-d")]),
-    OpSpec("bmm", ember.bmm, np.matmul, NUMERIC, _bmm_samples,
-           errors=lambda: [ErrorSample(lambda: ember.bmm(ember.ones(2, 2, 3), ember.ones(3, 3, 2)),
-                                       RuntimeError, "bmm", "batch mismatch")]),
-    OpSpec("matmul", ember.matmul, np.matmul, NUMERIC, _matmul_samples, gradgrad=True,
-           errors=lambda: [
-               ErrorSample(lambda: ember.matmul(ember.ones(2, 3), ember.ones(4)), RuntimeError,
-                           "matmul", "inner mismatch"),
-               ErrorSample(lambda: ember.matmul(ember.ones(2, 3, dtype=ember.float64),
-                                                ember.ones(3, 2)), RuntimeError, "same dtype",
-                           "dtype mismatch"),
-               ErrorSample(lambda: ember.matmul(ember.ones(()), ember.ones(3)), RuntimeError,
-                           "at least 1-D", "0-d operand"),
-           ]),
+    OpSpec(
+        "mm",
+        ember.mm,
+        np.matmul,
+        NUMERIC,
+        _mm_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.mm(ember.ones(2, 3), ember.ones(4, 5)),
+                RuntimeError,
+                "(2x3 and 4x5)",
+                "inner mismatch",
+            ),
+            ErrorSample(
+                lambda: ember.mm(ember.ones(3), ember.ones(3, 2)), RuntimeError, "mm", "1-d"
+            ),
+        ],
+    ),
+    OpSpec(
+        "bmm",
+        ember.bmm,
+        np.matmul,
+        NUMERIC,
+        _bmm_samples,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.bmm(ember.ones(2, 2, 3), ember.ones(3, 3, 2)),
+                RuntimeError,
+                "bmm",
+                "batch mismatch",
+            )
+        ],
+    ),
+    OpSpec(
+        "matmul",
+        ember.matmul,
+        np.matmul,
+        NUMERIC,
+        _matmul_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.matmul(ember.ones(2, 3), ember.ones(4)),
+                RuntimeError,
+                "matmul",
+                "inner mismatch",
+            ),
+            ErrorSample(
+                lambda: ember.matmul(ember.ones(2, 3, dtype=ember.float64), ember.ones(3, 2)),
+                RuntimeError,
+                "same dtype",
+                "dtype mismatch",
+            ),
+            ErrorSample(
+                lambda: ember.matmul(ember.ones(()), ember.ones(3)),
+                RuntimeError,
+                "at least 1-D",
+                "0-d operand",
+            ),
+        ],
+    ),
 ]
 
 

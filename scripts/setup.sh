@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sets up ember on a Debian machine: the system packages it builds against (apt-get), a virtual
+# environment in .venv with the Python build and test tools (pip), and ember itself built as a
+# wheel (build/wheels) and installed into it. Safe to run again: it installs only what is missing,
+# and the build is incremental (build/python, ccache).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build ccache git pkg-config clang-format
+  python3 python3-venv python3-dev
+  libdnnl-dev libopenblas-openmp-dev libgtest-dev libgmock-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+python=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check \
+  "scikit-build-core>=0.10" "nanobind>=2.4" numpy pytest pytest-xdist ruff
+
+# Developers may keep symlinks to a CMake build in python/ember; they must not enter the wheel.
+find python/ember -maxdepth 1 -name '*.so*' -type l -delete
+echo "setup: building ember"
+rm -rf build/wheels
+.venv/bin/python -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+  -w build/wheels .
+# The same wheel goes into .venv here and into the benchmarks' environment (benchmarks/setup.sh).
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall \
+  build/wheels/ember-*.whl

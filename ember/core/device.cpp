@@ -28,7 +28,7 @@ Device::Device(std::string_view spec) {
 
 std::string Device::str() const {
   std::string s = type == DeviceType::CPU ? "cpu" : "cuda";
-  if (index >= 0) s += ":" + std::to_string(index);
+  if (index >= 0) s.append(":").append(std::to_string(index));
   return s;
 }
 

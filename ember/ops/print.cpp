@@ -16,6 +16,14 @@ namespace {
 
 PrintOptions options;
 
+// Concatenation by append: GCC 12 warns (-Wrestrict, a false positive) on "literal" + string.
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+  std::string s;
+  (s.append(parts), ...);
+  return s;
+}
+
 // Reads element `offset` (in elements, from the tensor's data pointer) as a long double, which
 // holds every int64 and float64 value exactly.
 struct Reader {
@@ -134,8 +142,11 @@ std::string vector_str(const Tensor& t,
   }
   std::string out = "[";
   for (size_t i = 0; i < data.size(); ++i) {
-    if (i > 0)
-      out += (int64_t(i) % per_line == 0) ? ",\n" + std::string(size_t(indent + 1), ' ') : ", ";
+    if (i > 0 && int64_t(i) % per_line == 0) {
+      out.append(",\n").append(size_t(indent + 1), ' ');
+    } else if (i > 0) {
+      out.append(", ");
+    }
     out += data[i];
   }
   return out + "]";
@@ -161,11 +172,14 @@ std::string tensor_str(const Tensor& t,
     }
     slices.push_back(tensor_str(t, read, f, dim + 1, base + i * stride, indent + 1, summarize));
   }
-  const std::string sep =
-      "," + std::string(size_t(remaining - 1), '\n') + std::string(size_t(indent + 1), ' ');
+  std::string sep = ",";
+  sep.append(size_t(remaining - 1), '\n').append(size_t(indent + 1), ' ');
   std::string out = "[";
-  for (size_t i = 0; i < slices.size(); ++i) out += (i ? sep : "") + slices[i];
-  return out + "]";
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (i) out.append(sep);
+    out.append(slices[i]);
+  }
+  return out.append("]");
 }
 
 std::string sizes_tuple(IntArrayRef sizes) {
@@ -182,16 +196,16 @@ std::string Tensor::repr() const {
   if (!defined()) return "tensor(undefined)";
   const int64_t indent = 7;  // len("tensor(")
   std::vector<std::string> suffixes;
-  if (!device().is_cpu()) suffixes.push_back("device='" + device().str() + "'");
+  if (!device().is_cpu()) suffixes.push_back(cat("device='", device().str(), "'"));
   const DType dflt = get_default_dtype();
   const bool default_dtype = dtype() == dflt || dtype() == kInt64 || dtype() == kBool;
   std::string body;
   if (numel() == 0) {
-    if (dim() != 1) suffixes.push_back("size=" + sizes_tuple(sizes()));
-    if (dtype() != dflt) suffixes.push_back("dtype=ember." + std::string(dtype_name(dtype())));
+    if (dim() != 1) suffixes.push_back(cat("size=", sizes_tuple(sizes())));
+    if (dtype() != dflt) suffixes.push_back(cat("dtype=ember.", dtype_name(dtype())));
     body = "[]";
   } else {
-    if (!default_dtype) suffixes.push_back("dtype=ember." + std::string(dtype_name(dtype())));
+    if (!default_dtype) suffixes.push_back(cat("dtype=ember.", dtype_name(dtype())));
     EMBER_CHECK(device().is_cpu(), "[repr] printing needs the tensor on the CPU");
     const Reader read{*this};
     const bool summarize = numel() > options.threshold;
@@ -201,20 +215,20 @@ std::string Tensor::repr() const {
     body = tensor_str(*this, read, f, 0, 0, indent, summarize);
   }
   if (const auto& fn = grad_fn()) {
-    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+    suffixes.push_back(cat("grad_fn=<", fn->name(), ">"));
   } else if (requires_grad()) {
     suffixes.push_back("requires_grad=True");
   }
-  std::string out = "tensor(" + body;
+  std::string out = cat("tensor(", body);
   const size_t nl = out.rfind('\n');
   int64_t last_line =
       nl == std::string::npos ? int64_t(out.size()) + 2 : int64_t(out.size() - nl) + 1;
   for (const std::string& s : suffixes) {
     if (last_line + int64_t(s.size()) + 2 > options.linewidth) {
-      out += ",\n" + std::string(size_t(indent), ' ') + s;
+      out.append(",\n").append(size_t(indent), ' ').append(s);
       last_line = indent + int64_t(s.size());
     } else {
-      out += ", " + s;
+      out.append(", ").append(s);
       last_line += int64_t(s.size()) + 2;
     }
   }

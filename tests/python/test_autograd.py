@@ -106,7 +106,9 @@ def test_modified_saved_tensor_raises_with_clear_message():
     y = h.exp()  # saves its output
     z = (h * h).sum()  # saves h
     h.mul_(3)
-    with pytest.raises(RuntimeError, match=r"modified by an in-place operation.*version 1; expected version 0"):
+    with pytest.raises(
+        RuntimeError, match=r"modified by an in-place operation.*version 1; expected version 0"
+    ):
         z.backward()
     del y
 

@@ -27,11 +27,20 @@ def test_from_numpy_keeps_strides_and_owner_alive():
     assert t.sum().item() == sum([0, 2, 4, 6, 8, 10])
 
 
-@pytest.mark.parametrize("np_dtype,dtype", [
-    (np.bool_, ember.bool), (np.uint8, ember.uint8), (np.int8, ember.int8),
-    (np.int16, ember.int16), (np.int32, ember.int32), (np.int64, ember.int64),
-    (np.float16, ember.float16), (np.float32, ember.float32), (np.float64, ember.float64),
-])
+@pytest.mark.parametrize(
+    "np_dtype,dtype",
+    [
+        (np.bool_, ember.bool),
+        (np.uint8, ember.uint8),
+        (np.int8, ember.int8),
+        (np.int16, ember.int16),
+        (np.int32, ember.int32),
+        (np.int64, ember.int64),
+        (np.float16, ember.float16),
+        (np.float32, ember.float32),
+        (np.float64, ember.float64),
+    ],
+)
 def test_dtype_mapping_round_trip(np_dtype, dtype):
     a = np.array([0, 1, 1], dtype=np_dtype)
     t = ember.from_numpy(a)

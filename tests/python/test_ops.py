@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pytest
 from conftest import rng_for
+from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
 
 import ember
-from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
 
 # |actual - expected| <= atol + rtol * |expected|, per output dtype.
 TOL = {
@@ -38,14 +38,18 @@ def expected_values(spec, sample, dtype):
 
 
 def assert_matches(actual, expected, desc):
-    assert tuple(actual.shape) == np.shape(expected), f"{desc}: shape {tuple(actual.shape)} vs {np.shape(expected)}"
+    assert tuple(actual.shape) == np.shape(expected), (
+        f"{desc}: shape {tuple(actual.shape)} vs {np.shape(expected)}"
+    )
     got = to_numpy(actual)
     # The reference in float64, brought to the output's dtype (integer results wrap as in C).
     np_dtype = NUMPY_DTYPE.get(actual.dtype, np.float32)
     with np.errstate(invalid="ignore", over="ignore"):
         want = np.asarray(expected).astype(np_dtype)
     if actual.dtype == ember.bfloat16:
-        want = to_numpy(ember.from_numpy(np.ascontiguousarray(want.astype(np.float32))).to(ember.bfloat16))
+        want = to_numpy(
+            ember.from_numpy(np.ascontiguousarray(want.astype(np.float32))).to(ember.bfloat16)
+        )
     want = want.astype(got.dtype)
     if actual.is_floating_point():
         rtol, atol = TOL[actual.dtype]
@@ -55,8 +59,11 @@ def assert_matches(actual, expected, desc):
 
 
 def declared():
-    return [pytest.param(spec, d, id=f"{spec.name}-{d}".replace("ember.", ""))
-            for spec in OPS for d in spec.dtypes]
+    return [
+        pytest.param(spec, d, id=f"{spec.name}-{d}".replace("ember.", ""))
+        for spec in OPS
+        for d in spec.dtypes
+    ]
 
 
 @pytest.mark.parametrize("spec,dtype", declared())
@@ -90,8 +97,9 @@ def test_noncontiguous_inputs_agree(spec, dtype):
             assert tuple(g.shape) == tuple(w.shape), desc
             if g.is_floating_point():
                 rtol, atol = TOL[g.dtype]
-                np.testing.assert_allclose(to_numpy(g), to_numpy(w), rtol=rtol, atol=atol,
-                                           equal_nan=True, err_msg=desc)
+                np.testing.assert_allclose(
+                    to_numpy(g), to_numpy(w), rtol=rtol, atol=atol, equal_nan=True, err_msg=desc
+                )
             else:
                 np.testing.assert_array_equal(to_numpy(g), to_numpy(w), err_msg=desc)
 
@@ -133,11 +141,17 @@ def test_second_derivatives_match_finite_differences(spec):
     checked = 0
     for sample in spec.samples(ember.float64, rng):
         arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
-        if not sample.grad or not arrays or sum(a.size for a in arrays) > 30 or any(
-                a.size == 0 for a in arrays):
+        if (
+            not sample.grad
+            or not arrays
+            or sum(a.size for a in arrays) > 30
+            or any(a.size == 0 for a in arrays)
+        ):
             continue
-        args = [to_tensor(a, ember.float64).requires_grad_(True) if isinstance(a, np.ndarray)
-                else a for a in sample.args]
+        args = [
+            to_tensor(a, ember.float64).requires_grad_(True) if isinstance(a, np.ndarray) else a
+            for a in sample.args
+        ]
 
         def fn(*xs, sample=sample):
             return spec.op(*xs, **sample.kwargs)

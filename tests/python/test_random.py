@@ -7,8 +7,12 @@ import ember
 
 def test_manual_seed_reproduces_every_sampler():
     def draw():
-        return (ember.rand(5).tolist(), ember.randn(3).tolist(),
-                ember.randint(0, 100, (4,)).tolist(), ember.randperm(6).tolist())
+        return (
+            ember.rand(5).tolist(),
+            ember.randn(3).tolist(),
+            ember.randint(0, 100, (4,)).tolist(),
+            ember.randperm(6).tolist(),
+        )
 
     ember.manual_seed(123)
     first = draw()

@@ -85,9 +85,19 @@ def test_views_share_memory_and_version():
 def test_basic_indexing_matches_numpy():
     a = np.arange(60).reshape(3, 4, 5)
     t = ember.tensor(a.tolist())
-    for idx in [1, -1, (1, 2), (slice(None), 2), (Ellipsis, 1), (None, 1),
-                (slice(1, None), slice(None, None, 2), 3), (1, Ellipsis, None),
-                slice(-2, None), (slice(0, 3, 2), None, slice(None), -1), ()]:
+    for idx in [
+        1,
+        -1,
+        (1, 2),
+        (slice(None), 2),
+        (Ellipsis, 1),
+        (None, 1),
+        (slice(1, None), slice(None, None, 2), 3),
+        (1, Ellipsis, None),
+        slice(-2, None),
+        (slice(0, 3, 2), None, slice(None), -1),
+        (),
+    ]:
         assert t[idx].tolist() == a[idx].tolist(), idx
         assert t[idx].shape == a[idx].shape, idx
 
@@ -153,8 +163,9 @@ def test_type_promotion_follows_pytorch():
     assert (f16 + 1.0).dtype == ember.float16
     assert (f16 + ember.tensor(1.0, dtype=ember.float64)).dtype == ember.float16  # 0-d is weak
     assert (i + ember.tensor(1.0, dtype=ember.float64)).dtype == ember.float64
-    assert (ember.tensor([1], dtype=ember.uint8) + ember.tensor([1], dtype=ember.int8)).dtype \
-        == ember.int16
+    assert (
+        ember.tensor([1], dtype=ember.uint8) + ember.tensor([1], dtype=ember.int8)
+    ).dtype == ember.int16
     assert (ember.tensor([True]) + ember.tensor([True])).dtype == ember.bool
     assert (i / 2).dtype == ember.float32  # true division
     assert (i == 1).dtype == ember.bool
@@ -165,7 +176,9 @@ def test_type_promotion_follows_pytorch():
 def test_broadcast_error_names_op_and_shapes():
     with pytest.raises(RuntimeError, match=r"\[add\] shapes \[2, 3\] and \[4\]"):
         ember.ones(2, 3) + ember.ones(4)
-    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+    with pytest.raises(
+        RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"
+    ):
         ember.mm(ember.ones(2, 3), ember.ones(4, 5))
     with pytest.raises(IndexError, match=r"\[sum\] dim 2 is out of range"):
         ember.ones(2, 3).sum(2)

@@ -1,0 +1,23 @@
+// Uses the installed headers and library; returns nonzero on a wrong result.
+#include <cstdio>
+#include <vector>
+
+#include <ember/ember.h>
+
+int main() {
+  // [[1, 2], [3, 4]] @ [1, 1] = [3, 7]; then 3^2 + 7^2 = 58, and d/dv = 2 * A^T (A v) = [48, 68].
+  const ember::Tensor a = ember::tensor({{1.f, 2.f}, {3.f, 4.f}});
+  ember::Tensor v = ember::ones({2}, ember::TensorOptions().requires_grad());
+  const ember::Tensor y = a.matmul(v);
+  const ember::Tensor loss = (y * y).sum();
+  loss.backward();
+  const float value = loss.item<float>();
+  const std::vector<float> grad = v.grad().to_vector<float>();
+  std::printf("ember %s: loss %s, grad %s\n", EMBER_VERSION, loss.repr().c_str(),
+              v.grad().repr().c_str());
+  if (value != 58.0f || grad.size() != 2 || grad[0] != 48.0f || grad[1] != 68.0f) {
+    std::fprintf(stderr, "wrong result\n");
+    return 1;
+  }
+  return 0;
+}

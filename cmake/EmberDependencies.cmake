@@ -20,15 +20,17 @@ add_library(ember_openblas INTERFACE)
 target_include_directories(ember_openblas INTERFACE ${OPENBLAS_INCLUDE_DIR})
 target_link_libraries(ember_openblas INTERFACE ${OPENBLAS_LIBRARY})
 
-# CUDA: built when a toolkit is found (or asked for), never required.
+# CUDA: built when a toolkit is found (or asked for), never required. nvcc is driven directly
+# (ember/backend/cuda/CMakeLists.txt says why), so only the compiler and the runtime are needed.
 set(EMBER_WITH_CUDA OFF)
 if(NOT EMBER_CUDA STREQUAL "OFF")
-  include(CheckLanguage)
-  check_language(CUDA)
-  if(CMAKE_CUDA_COMPILER)
+  find_program(EMBER_NVCC nvcc HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
+  find_package(CUDAToolkit QUIET)
+  if(EMBER_NVCC AND CUDAToolkit_FOUND)
     set(EMBER_WITH_CUDA ON)
+    set(EMBER_CUDA_ARCHITECTURES "80;90" CACHE STRING "GPU architectures (sm_XX) to compile for")
   elseif(EMBER_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "EMBER_CUDA=ON but no CUDA compiler was found")
+    message(FATAL_ERROR "EMBER_CUDA=ON but no CUDA toolkit (nvcc and the runtime) was found")
   endif()
 endif()
 message(STATUS "ember: CUDA backend ${EMBER_WITH_CUDA}")

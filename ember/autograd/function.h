@@ -26,6 +26,11 @@
 
 namespace ember {
 
+namespace detail {
+template <class F>
+struct CppFunctionNode;
+}
+
 class AutogradContext {
  public:
   void save_for_backward(TensorList to_save) { to_save_ = std::move(to_save); }
@@ -41,6 +46,8 @@ class AutogradContext {
  private:
   template <class T>
   friend struct Function;
+  template <class F>
+  friend struct detail::CppFunctionNode;
   TensorList to_save_;
   std::vector<SavedTensor> saved_;
   std::vector<TensorImpl*> non_differentiable_;

@@ -75,13 +75,13 @@ K kernel(K slot, Device device, const char* op) {
   return slot;
 }
 
+// One registration function per backend, called from backend/kernels.cpp (the CUDA one only in
+// builds with EMBER_CUDA).
 namespace cpu {
 void register_kernels(KernelTable& table);
 }
-#ifdef EMBER_WITH_CUDA
 namespace cuda {
 void register_kernels(KernelTable& table);
 }
-#endif
 
 }  // namespace ember

@@ -19,9 +19,10 @@ int64_t numel_of(IntArrayRef sizes) {
 }
 
 bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides) {
+  for (int64_t s : sizes)
+    if (s == 0) return true;  // no element: any strides will do
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 0) return true;
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
     expected *= sizes[i];

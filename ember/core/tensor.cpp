@@ -6,10 +6,14 @@
 namespace ember {
 
 int64_t Tensor::size(int64_t dim) const {
+  EMBER_CHECK_INDEX(this->dim() > 0, "[size] dimension specified as ", dim,
+                    " but tensor has no dimensions");
   return impl_->sizes()[size_t(wrap_dim(dim, this->dim(), "size"))];
 }
 
 int64_t Tensor::stride(int64_t dim) const {
+  EMBER_CHECK_INDEX(this->dim() > 0, "[stride] dimension specified as ", dim,
+                    " but tensor has no dimensions");
   return impl_->strides()[size_t(wrap_dim(dim, this->dim(), "stride"))];
 }
 
@@ -22,7 +26,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(defined(), "[item] called on an undefined tensor");
   EMBER_CHECK(numel() == 1, "[item] a tensor with ", numel(),
               " elements cannot be converted to a Python number (item() needs exactly one)");
-  EMBER_CHECK(device().is_cpu(), "[item] expected a CPU tensor, got one on ", device());
+  if (!device().is_cpu()) return detach().to(kCPU).item();
   return dispatch_dtype(dtype(), "item", [&]<class T>() -> Scalar {
     return Scalar(*static_cast<const T*>(impl_->data()));
   });
@@ -30,7 +34,7 @@ Scalar Tensor::item() const {
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
-  EMBER_CHECK(device().is_cpu(), "[to_vector] expected a CPU tensor, got one on ", device());
+  if (!device().is_cpu()) return detach().to(kCPU).to_vector<T>();
   std::vector<T> out;
   out.reserve(size_t(numel()));
   const int64_t nd = dim();

@@ -94,7 +94,7 @@ void set_default_dtype(DType dtype) {
 Tensor empty(IntArrayRef size, TensorOptions o) {
   check_size(size, "empty");
   const DType dt = o.dtype_ ? *o.dtype_ : get_default_dtype();
-  Allocator* alloc = kernels(o.device_).allocator;
+  Allocator* alloc = kernel(kernels(o.device_).allocator, o.device_, "empty");
   auto storage = make_ref<Storage>(size_t(numel_of(size)) * itemsize(dt), alloc);
   Tensor t(make_ref<TensorImpl>(std::move(storage), dt, size, contiguous_strides(size), 0));
   return finish(std::move(t), o);
@@ -113,7 +113,9 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions o) {
     }
     extent += (size[i] - 1) * stride[i];
   }
-  auto storage = make_ref<Storage>(size_t(extent) * itemsize(dt), kernels(o.device_).allocator);
+  auto storage =
+      make_ref<Storage>(size_t(extent) * itemsize(dt),
+                        kernel(kernels(o.device_).allocator, o.device_, "empty_strided"));
   return finish(Tensor(make_ref<TensorImpl>(std::move(storage), dt, size, stride, 0)), o);
 }
 

@@ -19,16 +19,17 @@ struct ElementwiseInfo {
   const char* backward_name;
   DTypeSet dtypes;
   bool to_float;
+  unsigned saves;  // kSaveA | kSaveB | kSaveOut: what the gradient formulas read
 };
 
 constexpr ElementwiseInfo kUnary[] = {
-#define EMBER_INFO(name, F, dtypes, to_float, ...) \
-  {#name, #name "_", #F "Backward0", dtypes, to_float},
+#define EMBER_INFO(name, F, dtypes, to_float, saves, ...) \
+  {#name, #name "_", #F "Backward0", dtypes, to_float, saves},
     EMBER_UNARY_OPS(EMBER_INFO)};
 constexpr ElementwiseInfo kBinary[] = {EMBER_BINARY_OPS(EMBER_INFO)};
 #undef EMBER_INFO
 constexpr ElementwiseInfo kCompare[] = {
-#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false},
+#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false, kSaveNone},
     EMBER_COMPARE_OPS(EMBER_INFO)
 #undef EMBER_INFO
 };
@@ -326,7 +327,7 @@ namespace {
 // into self, and self's history moves to the new node. In-place ops on views of tensors that
 // require grad are refused for now (they need PyTorch's CopySlices).
 template <class Other>
-Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other, unsigned saves) {
+Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   const auto& info = kBinary[int(op)];
   check_inplace(self, info.inplace_name);
   bool other_requires_grad = false;
@@ -357,7 +358,8 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other, unsigned s
   EMBER_CHECK_KIND(ErrorKind::NotImplemented, !self.is_view(), "[", info.inplace_name,
                    "] in-place operation on a view, with autograd recording, is not supported "
                    "yet; use the out-of-place op instead");
-  const Tensor old = (saves & kSaveA) ? clone(self) : self;
+  // Formulas that read `a` need self's old value: keep a copy (self is about to change).
+  const Tensor old = (info.saves & kSaveA) ? clone(self) : self;
   Tensor result;
   switch (op) {
 #define EMBER_CASE(name, ...)  \
@@ -402,31 +404,31 @@ void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
 
 Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (!alpha.is_floating() && alpha.to_int() == 1)
-    return inplace_binary(BinaryOp::add, self, other, kSaveNone);
-  return inplace_binary(BinaryOp::add, self, mul(other, alpha), kSaveNone);
+    return inplace_binary(BinaryOp::add, self, other);
+  return inplace_binary(BinaryOp::add, self, mul(other, alpha));
 }
 Tensor& add_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::add, self, other, kSaveNone);
+  return inplace_binary(BinaryOp::add, self, other);
 }
 Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (!alpha.is_floating() && alpha.to_int() == 1)
-    return inplace_binary(BinaryOp::sub, self, other, kSaveNone);
-  return inplace_binary(BinaryOp::sub, self, mul(other, alpha), kSaveNone);
+    return inplace_binary(BinaryOp::sub, self, other);
+  return inplace_binary(BinaryOp::sub, self, mul(other, alpha));
 }
 Tensor& sub_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::sub, self, other, kSaveNone);
+  return inplace_binary(BinaryOp::sub, self, other);
 }
 Tensor& mul_(Tensor& self, const Tensor& other) {
-  return inplace_binary(BinaryOp::mul, self, other, kSaveA);
+  return inplace_binary(BinaryOp::mul, self, other);
 }
 Tensor& mul_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::mul, self, other, kSaveNone);
+  return inplace_binary(BinaryOp::mul, self, other);
 }
 Tensor& div_(Tensor& self, const Tensor& other) {
-  return inplace_binary(BinaryOp::div, self, other, kSaveNone);
+  return inplace_binary(BinaryOp::div, self, other);
 }
 Tensor& div_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::div, self, other, kSaveNone);
+  return inplace_binary(BinaryOp::div, self, other);
 }
 
 Tensor& fill_(Tensor& self, const Scalar& value) {
@@ -452,7 +454,8 @@ Tensor& copy_(Tensor& self, const Tensor& src) {
   EMBER_CHECK(is_expandable_to(src.sizes(), self.sizes()), "[copy_] the source of shape ",
               src.sizes(), " cannot be broadcast to the destination of shape ", self.sizes());
   if (self.is_same(src)) return self;
-  const Device dev = self.device() == src.device() ? self.device() : kCPU;
+  // Across devices, the non-CPU backend moves the bytes.
+  const Device dev = self.device().is_cpu() ? src.device() : self.device();
   kernel(kernels(dev).copy, dev, "copy_")(self, src);
   self.storage()->bump_version();
   if (GradMode::is_enabled() && (self.requires_grad() || src.requires_grad())) {

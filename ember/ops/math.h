@@ -14,11 +14,24 @@
 
 namespace ember::math {
 
+// Signed integer arithmetic wraps around, as in PyTorch, instead of being undefined: int32 and
+// int64 compute in their unsigned twins (narrower types are promoted to int and cannot overflow).
+template <class T, bool Wide = std::is_integral_v<T>&& std::is_signed_v<T> && (sizeof(T) >= 4)>
+struct Wrap {
+  using type = T;
+};
+template <class T>
+struct Wrap<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <class T>
+using wrap_t = typename Wrap<T>::type;
+
 // ---- unary ---------------------------------------------------------------------------------
 struct Neg {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T x) const {
-    return T(-x);
+    return T(wrap_t<T>(0) - wrap_t<T>(x));
   }
 };
 struct Abs {
@@ -90,7 +103,7 @@ struct Add {
 struct Sub {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T a, T b) const {
-    return T(a - b);
+    return T(wrap_t<T>(a) - wrap_t<T>(b));
   }
 };
 struct Mul {
@@ -123,15 +136,17 @@ struct Pow {
         }
         return T(0);
       }
-      T result = 1;
-      T base = a;
+      // In the unsigned twin: an overflowing result wraps (as PyTorch's), never undefined.
+      using U = std::make_unsigned_t<std::conditional_t<(sizeof(T) < 4), int, T>>;
+      U result = 1, base = U(a);
       auto e = b;
-      while (e) {
-        if (e & 1) result = T(result * base);
-        base = T(base * base);
+      while (true) {
+        if (e & 1) result = U(result * base);
         e >>= 1;
+        if (!e) break;
+        base = U(base * base);
       }
-      return result;
+      return T(result);
     }
   }
 };

@@ -206,13 +206,13 @@ std::string Tensor::repr() const {
     body = "[]";
   } else {
     if (!default_dtype) suffixes.push_back(cat("dtype=ember.", dtype_name(dtype())));
-    EMBER_CHECK(device().is_cpu(), "[repr] printing needs the tensor on the CPU");
-    const Reader read{*this};
+    const Tensor host = device().is_cpu() ? *this : detach().to(kCPU);
+    const Reader read{host};
     const bool summarize = numel() > options.threshold;
     std::vector<long double> values;
-    collect(*this, read, 0, 0, summarize, values);
+    collect(host, read, 0, 0, summarize, values);
     const Formatter f(values, dtype());
-    body = tensor_str(*this, read, f, 0, 0, indent, summarize);
+    body = tensor_str(host, read, f, 0, 0, indent, summarize);
   }
   if (const auto& fn = grad_fn()) {
     suffixes.push_back(cat("grad_fn=<", fn->name(), ">"));

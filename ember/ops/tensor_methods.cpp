@@ -27,13 +27,7 @@ Tensor Tensor::slice(int64_t dim,
 Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
 Tensor Tensor::clone() const { return ember::clone(*this); }
 Tensor Tensor::to(DType dtype, bool copy) const { return to_dtype(*this, dtype, copy); }
-Tensor Tensor::to(Device device, bool copy) const {
-  EMBER_CHECK(device.is_cpu() && this->device().is_cpu(),
-              "[to] copies between devices need the "
-              "CUDA backend, which this build of ember does not have (",
-              this->device(), " -> ", device, ")");
-  return copy ? ember::clone(*this) : *this;
-}
+Tensor Tensor::to(Device device, bool copy) const { return to_device(*this, device, copy); }
 
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
   return ember::add(*this, o, alpha);

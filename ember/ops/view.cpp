@@ -370,6 +370,24 @@ Tensor to_dtype(const Tensor& self, DType dtype, bool copy) {
   return out;
 }
 
+Tensor to_device(const Tensor& self, Device device, bool copy) {
+  // "cuda" and "cuda:0" name the same device when 0 is the current one; compare by type and an
+  // explicit index only.
+  const Device from = self.device();
+  const bool same = from.type == device.type &&
+                    (device.index < 0 || from.index < 0 || from.index == device.index);
+  if (same) return copy ? clone(self) : self;
+  const Tensor src = contiguous(self);
+  Tensor out = empty(src.sizes(), TensorOptions(src.dtype()).device(device));
+  const Device k = from.is_cpu() ? device : from;  // the non-CPU backend moves the bytes
+  kernel(kernels(k).copy, k, "to")(out, src);
+  if (any_requires_grad(self)) {
+    record("ToCopyBackward0", {&self}, {&out},
+           [from](TensorList& g, Node&) { return TensorList{to_device(g[0], from)}; });
+  }
+  return out;
+}
+
 Tensor sum_to_size(const Tensor& self, IntArrayRef shape) {
   EMBER_CHECK(is_expandable_to(shape, self.sizes()), "[sum_to_size] size ", shape,
               " is not expandable to size ", self.sizes());

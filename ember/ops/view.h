@@ -35,6 +35,8 @@ Tensor contiguous(const Tensor& self);
 Tensor clone(const Tensor& self);
 Tensor detach(const Tensor& self);
 Tensor to_dtype(const Tensor& self, DType dtype, bool copy = false);
+// A contiguous copy on `device` (self itself when it is already there and copy is false).
+Tensor to_device(const Tensor& self, Device device, bool copy = false);
 // Sums `self` down to `shape` (the inverse of broadcasting): the gradient of expand.
 Tensor sum_to_size(const Tensor& self, IntArrayRef shape);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test: lint, the C++ suite built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (including a separate project that finds ember with
-# find_package), and the Python suite against the installed package.
+# find_package), a build of the CUDA backend where a CUDA toolkit is installed, and the Python
+# suite against the installed package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -18,6 +19,14 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEB
   -DEMBER_SANITIZE=ON -DEMBER_WERROR=ON -DEMBER_CUDA=OFF >/dev/null
 cmake --build build/asan -j "$jobs"
 ctest --test-dir build/asan --output-on-failure -j "$jobs"
+
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  # The CUDA backend cannot run here (no GPU), but it must keep compiling and linking.
+  echo "== CUDA backend builds"
+  cmake -S . -B build/cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON -DEMBER_WERROR=ON \
+    -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_EXAMPLES=OFF >/dev/null
+  cmake --build build/cuda -j "$jobs"
+fi
 
 echo "== Python tests"
 .venv/bin/python -m pytest -q -n "$jobs" tests/python

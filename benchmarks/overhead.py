@@ -91,8 +91,10 @@ def main():
                 samples[(s, n)].append(time_call(sides[s][n], numbers[(s, n)]))
 
     rows = []
-    print(f"ember {ember.__version__} vs torch {torch.__version__}, Python "
-          f"{platform.python_version()}, 1 thread, median of {args.rounds} rounds")
+    print(
+        f"ember {ember.__version__} vs torch {torch.__version__}, Python "
+        f"{platform.python_version()}, 1 thread, median of {args.rounds} rounds"
+    )
     print(f"{'op':<24}{'ember us':>10}{'torch us':>10}{'ratio':>8}")
     for n in names:
         e = statistics.median(samples[("ember", n)]) * 1e6
@@ -104,8 +106,10 @@ def main():
     imports = {}
     for mod in ("ember", "torch"):
         imports[mod] = import_time(mod, 7)
-    print(f"{'import (whole process)':<24}{imports['ember'] * 1e3:>9.1f}ms{imports['torch'] * 1e3:>9.1f}ms"
-          f"{imports['ember'] / imports['torch']:>8.2f}   (python alone: {baseline * 1e3:.1f} ms)")
+    print(
+        f"{'import (whole process)':<24}{imports['ember'] * 1e3:>9.1f}ms{imports['torch'] * 1e3:>9.1f}ms"
+        f"{imports['ember'] / imports['torch']:>8.2f}   (python alone: {baseline * 1e3:.1f} ms)"
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "import_s": imports, "python_alone_s": baseline}, f, indent=1)

@@ -53,9 +53,18 @@ int main(int argc, char** argv) {
     const int reps = n <= 256 ? 50 : 2;
     dnnl(), blas(), mm();  // warm up
     for (int r = 0; r < rounds; ++r) {
-      td.push_back(seconds([&] { for (int i = 0; i < reps; ++i) dnnl(); }) / reps);
-      tb.push_back(seconds([&] { for (int i = 0; i < reps; ++i) blas(); }) / reps);
-      te.push_back(seconds([&] { for (int i = 0; i < reps; ++i) mm(); }) / reps);
+      td.push_back(seconds([&] {
+                     for (int i = 0; i < reps; ++i) dnnl();
+                   }) /
+                   reps);
+      tb.push_back(seconds([&] {
+                     for (int i = 0; i < reps; ++i) blas();
+                   }) /
+                   reps);
+      te.push_back(seconds([&] {
+                     for (int i = 0; i < reps; ++i) mm();
+                   }) /
+                   reps);
     }
     const double flop = 2.0 * n * n * n;
     std::printf("%6d %12.1f %12.1f %12.1f\n", n, flop / median(td) / 1e9, flop / median(tb) / 1e9,

@@ -4,7 +4,8 @@
 namespace ember::py {
 namespace {
 
-TensorOptions options(std::optional<DType> dtype, std::optional<Device> device,
+TensorOptions options(std::optional<DType> dtype,
+                      std::optional<Device> device,
                       bool requires_grad) {
   TensorOptions o;
   if (dtype.has_value()) o = o.dtype(dtype.value());

@@ -38,9 +38,9 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
   EMBER_CHECK(dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
                   dst.numel() == src.numel(),
               "[copy_] CUDA copies need contiguous tensors of the same dtype and size for now; "
-              "got ", src.dtype(), " ", src.sizes(), " -> ", dst.dtype(), " ", dst.sizes());
-  check(cudaMemcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDefault),
-        "cudaMemcpy");
+              "got ",
+              src.dtype(), " ", src.sizes(), " -> ", dst.dtype(), " ", dst.sizes());
+  check(cudaMemcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDefault), "cudaMemcpy");
 }
 
 template <class T>
@@ -54,8 +54,8 @@ void launch_fill(const Tensor& dst, const Scalar& value) {
   const int64_t n = dst.numel();
   const int threads = 256;
   const int64_t blocks = (n + threads - 1) / threads;
-  fill_contiguous<T><<<unsigned(blocks), threads>>>(static_cast<T*>(dst.data_ptr()), n,
-                                                    value.to<T>());
+  fill_contiguous<T>
+      <<<unsigned(blocks), threads>>>(static_cast<T*>(dst.data_ptr()), n, value.to<T>());
   check(cudaGetLastError(), "fill kernel launch");
 }
 

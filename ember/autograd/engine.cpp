@@ -166,6 +166,7 @@ class GraphTask {
       Tensor replaced = hook.fn(g);
       if (replaced.defined()) g = std::move(replaced);
     }
+    if (!grads.empty() && grads[0].defined()) node->run_leaf_hooks(grads[0]);
     for (auto& [nr, impl] : node->retained) {
       if (!grads[nr].defined()) continue;
       AutogradMeta* meta = static_cast<AutogradMeta*>(impl->autograd_meta());
@@ -238,13 +239,17 @@ TensorList root_grads(const TensorList& tensors, const TensorList& grads, const 
 
 AccumulateGrad::AccumulateGrad(Tensor v) : variable(std::move(v)) { add_input_metadata(variable); }
 
-TensorList AccumulateGrad::apply(TensorList&& grads) {
-  Tensor g = std::move(grads[0]);
+void AccumulateGrad::run_leaf_hooks(Tensor& grad) {
   AutogradMeta& meta = ensure_autograd_meta(variable);
   for (auto& [id, hook] : meta.leaf_hooks) {
-    Tensor replaced = hook(g);
-    if (replaced.defined()) g = std::move(replaced);
+    Tensor replaced = hook(grad);
+    if (replaced.defined()) grad = std::move(replaced);
   }
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  Tensor g = std::move(grads[0]);  // the engine ran the leaf's hooks already
+  AutogradMeta& meta = ensure_autograd_meta(variable);
   if (!meta.grad.defined()) {
     if (GradMode::is_enabled()) {
       meta.grad = g;  // create_graph: keep the graph of the gradient

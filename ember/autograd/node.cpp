@@ -12,6 +12,37 @@ thread_local uint64_t next_sequence_nr = 0;
 
 Node::Node() : sequence_nr_(next_sequence_nr++) {}
 
+// Note [Iterative graph release]
+// Freeing a graph frees each node's next nodes (and, through saved tensors, their grad_fns):
+// done by plain destructors, a chain of N nodes nests N destructor calls. Every owner of a node
+// (edges, AutogradMeta::grad_fn) hands it to release_node instead, which keeps the nodes whose
+// last reference goes in a thread-local list and destroys them one by one at the outermost call.
+namespace {
+thread_local std::vector<std::shared_ptr<Node>> pending_release;
+thread_local bool releasing = false;
+}  // namespace
+
+void release_node(std::shared_ptr<Node>&& node) {
+  if (!node) return;
+  if (node.use_count() > 1) {  // someone else keeps it: dropping ours destroys nothing
+    node.reset();
+    return;
+  }
+  pending_release.push_back(std::move(node));
+  if (releasing) return;  // an outer call drains the list
+  releasing = true;
+  while (!pending_release.empty()) {
+    std::shared_ptr<Node> last = std::move(pending_release.back());
+    pending_release.pop_back();
+    last.reset();  // its destructor may append more nodes
+  }
+  releasing = false;
+}
+
+Node::~Node() {
+  for (Edge& e : next_edges_) release_node(std::move(e.node));
+}
+
 uint32_t Node::add_input_metadata(const Tensor& t) {
   input_meta_.push_back(
       TensorMeta{DimVector(t.sizes().data(), t.sizes().size()), t.dtype(), t.device()});
@@ -65,6 +96,7 @@ AutogradMeta::~AutogradMeta() {
     r.erase(std::remove_if(r.begin(), r.end(), [&](auto& p) { return p.second == owner; }),
             r.end());
   }
+  release_node(std::move(grad_fn));
 }
 
 AutogradMeta* autograd_meta(const Tensor& t) {
@@ -92,9 +124,43 @@ bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* meta = t.defined() ? autograd_meta(t) : nullptr;
   if (!meta) return {};
+  if (meta->grad_fn && t.is_view()) {
+    const auto* base = static_cast<const AutogradMeta*>(t.base().impl()->autograd_meta());
+    EMBER_CHECK_KIND(ErrorKind::NotImplemented, !base || base->history == meta->base_history,
+                     "[autograd] this view (", t.dtype(), " of shape ", t.sizes(),
+                     ") was taken from a tensor that an in-place op changed afterwards, so its "
+                     "recorded history is stale and its gradient would be wrong. Take the view "
+                     "again after the in-place op (Note [Views and in-place history]).");
+  }
   if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
   if (meta->requires_grad) return {grad_accumulator(t), 0};
   return {};
+}
+
+// Note [Views and in-place history]
+// An in-place op gives the tensor it changed a new grad_fn. A view taken from that tensor before
+// the op still carries the grad_fn of the old value, so its gradient would be wrong: PyTorch
+// regenerates such a view's grad_fn; ember refuses to use it (gradient_edge), which is exact
+// but stricter. The per-tensor `history` count tells a stale view from a fresh one.
+void attach_output(const std::shared_ptr<Node>& node, const Tensor& t, uint32_t output_nr) {
+  AutogradMeta& meta = ensure_autograd_meta(t);
+  if (meta.grad_fn && meta.grad_fn != node) {
+    // An in-place op: the tensor's retained grad moves to the new node with it.
+    if (meta.retains_grad) {
+      auto& r = meta.grad_fn->retained;
+      r.erase(std::remove_if(r.begin(), r.end(), [&](auto& p) { return p.second == t.impl(); }),
+              r.end());
+      node->retained.emplace_back(output_nr, t.impl());
+    }
+    ++meta.history;
+  }
+  meta.grad_fn = node;
+  meta.output_nr = output_nr;
+  meta.requires_grad = false;
+  if (t.is_view()) {
+    const auto* base = static_cast<const AutogradMeta*>(t.base().impl()->autograd_meta());
+    meta.base_history = base ? base->history : 0;
+  }
 }
 
 namespace {
@@ -107,17 +173,8 @@ void set_history_impl(const std::shared_ptr<Node>& node,
   for (const Tensor* in : inputs) edges.push_back(gradient_edge(*in));
   for (const Tensor* out : outputs) {
     const uint32_t nr = node->add_input_metadata(*out);
-    AutogradMeta& meta = ensure_autograd_meta(*out);
-    if (meta.retains_grad && meta.grad_fn && meta.grad_fn != node) {
-      // An in-place op moved this tensor to a new node: its retained grad moves along.
-      auto& r = meta.grad_fn->retained;
-      r.erase(std::remove_if(r.begin(), r.end(), [&](auto& p) { return p.second == out->impl(); }),
-              r.end());
-      node->retained.emplace_back(nr, out->impl());
-    }
-    meta.grad_fn = node;
-    meta.output_nr = nr;
-    meta.requires_grad = false;
+    // Non-floating outputs (indices, masks) take no part in the graph.
+    if (is_floating(out->dtype())) attach_output(node, *out, nr);
   }
 }
 }  // namespace
@@ -134,7 +191,7 @@ void set_history(const std::shared_ptr<Node>& node,
   set_history_impl(node, inputs, outputs);
 }
 
-void check_inplace(const Tensor& self, const char* op) {
+void check_inplace(const Tensor& self, const char* op, bool recording) {
   if (!GradMode::is_enabled()) return;
   if (AutogradMeta* meta = autograd_meta(self); meta && !meta->grad_fn && meta->requires_grad) {
     EMBER_FAIL("[", op, "] a leaf tensor that requires grad (", self.dtype(), " of shape ",
@@ -142,18 +199,17 @@ void check_inplace(const Tensor& self, const char* op) {
                ") is being used in an in-place operation. Wrap the update in "
                "`with ember.no_grad():` (as optimizers do), or work on a clone.");
   }
-  if (self.is_view()) {
-    const Tensor base = self.base();
-    if (base.requires_grad()) {
-      AutogradMeta* bmeta = autograd_meta(base);
-      EMBER_CHECK(bmeta->grad_fn, "[", op,
-                  "] a view of a leaf tensor that requires grad is "
-                  "being used in an in-place operation. Wrap it in `with ember.no_grad():`.");
-      EMBER_FAIL_KIND(ErrorKind::NotImplemented, "[", op, "] in-place operation on a view of a ",
-                      "tensor that requires grad is not supported yet; use an out-of-place op "
-                      "(e.g. ember.where or cat) instead");
-    }
+  if (!self.is_view()) return;
+  const Tensor base = self.base();
+  if (AutogradMeta* bmeta = autograd_meta(base); bmeta && !bmeta->grad_fn && bmeta->requires_grad) {
+    EMBER_FAIL("[", op,
+               "] a view of a leaf tensor that requires grad is being used in an "
+               "in-place operation. Wrap it in `with ember.no_grad():`.");
   }
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !recording, "[", op,
+                   "] in-place operation on a view, where autograd must record it (the view or "
+                   "the other operand requires grad), is not supported yet; use an out-of-place "
+                   "op instead");
 }
 
 }  // namespace ember

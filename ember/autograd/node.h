@@ -33,7 +33,8 @@ struct TensorMeta {
 // "outputs" are the gradients of the forward op's inputs, sent along next_edges().
 struct Node : std::enable_shared_from_this<Node> {
   Node();
-  virtual ~Node() = default;
+  // Releases the next nodes through release_node (Note [Iterative graph release]).
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -44,6 +45,9 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual TensorList apply(TensorList&& grads) = 0;
   // Drops saved tensors once backward ran without retain_graph.
   virtual void release_variables() {}
+  // Hooks of the leaf tensor this node accumulates into (AccumulateGrad), run by the engine
+  // before the node, also when autograd.grad() captures the gradient instead of running it.
+  virtual void run_leaf_hooks(Tensor& grad) {}
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   std::vector<Edge>& mutable_next_edges() { return next_edges_; }
@@ -102,6 +106,10 @@ class SavedTensor {
   bool is_output_ = false;
 };
 
+// Drops a reference to a node without recursion: a graph of a million nodes (a long loop of ops)
+// is freed in a loop, not by a million nested destructors that would overflow the stack.
+void release_node(std::shared_ptr<Node>&& node);
+
 // Autograd state of one tensor (null in TensorImpl for tensors that never needed any).
 struct AutogradMeta final : AutogradMetaBase {
   ~AutogradMeta() override;
@@ -112,6 +120,10 @@ struct AutogradMeta final : AutogradMetaBase {
   uint32_t output_nr = 0;                // which output of grad_fn this tensor is
   bool requires_grad = false;            // leaves only; non-leaves require grad via grad_fn
   bool retains_grad = false;
+  // Note [Views and in-place history]: `history` counts the times an in-place op gave this
+  // tensor a new grad_fn; a view remembers its base's count when it got its own grad_fn.
+  uint32_t history = 0;
+  uint32_t base_history = 0;
   TensorImpl* owner = nullptr;                             // the tensor this metadata belongs to
   std::vector<std::pair<int64_t, TensorHook>> leaf_hooks;  // leaves: run by AccumulateGrad
 };
@@ -129,6 +141,10 @@ inline bool any_requires_grad(const Tensor& a, const Tensor& b) {
 // Where the gradient of `t` goes: its grad_fn, its AccumulateGrad, or nowhere.
 Edge gradient_edge(const Tensor& t);
 
+// Makes `node` the grad_fn of `t` as its output `output_nr` (added with add_input_metadata):
+// what set_history does per output, and what an in-place op does to the tensor it changed.
+void attach_output(const std::shared_ptr<Node>& node, const Tensor& t, uint32_t output_nr);
+
 // Makes `node` the grad_fn of `outputs` (in order) and sets its next edges from `inputs`.
 void set_history(const std::shared_ptr<Node>& node,
                  std::initializer_list<const Tensor*> inputs,
@@ -137,9 +153,10 @@ void set_history(const std::shared_ptr<Node>& node,
                  const std::vector<const Tensor*>& inputs,
                  const std::vector<const Tensor*>& outputs);
 
-// Checks before an in-place op on `self` under grad mode: a leaf that requires grad (or a view
-// of one) may not be modified in place. `op` names the op in the message.
-void check_inplace(const Tensor& self, const char* op);
+// Checks before an in-place op on `self` under grad mode: a leaf that requires grad (or a view of
+// one) may not change, and an op that will record (`recording`: self or another input requires
+// grad) may not change a view, since ember lacks PyTorch's CopySlices. `op` names the op.
+void check_inplace(const Tensor& self, const char* op, bool recording);
 
 // A node whose backward is a lambda `TensorList(TensorList& grads, Node& self)`, written next to
 // the forward it belongs to (ops/*.cpp). The lambda and what it captured (saved tensors) are

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -32,7 +33,11 @@ int class_index(size_t rounded) {
 
 int64_t default_cache_limit() {
   if (const char* env = std::getenv("EMBER_CPU_CACHE_LIMIT_MB")) {
-    return std::stoll(env) << 20;
+    char* end = nullptr;
+    const long long mb = std::strtoll(env, &end, 10);
+    if (end != env && *end == '\0' && mb >= 0 && mb < (1LL << 40)) return int64_t(mb) << 20;
+    std::fprintf(stderr, "ember: ignoring EMBER_CPU_CACHE_LIMIT_MB=%s (expected a number of MiB)\n",
+                 env);
   }
   // Half of physical memory: high enough that a training loop never misses, low enough that a
   // long-running process cannot hoard the machine.

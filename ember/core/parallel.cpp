@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <exception>
 #include <mutex>
 
@@ -9,11 +10,30 @@
 
 namespace ember {
 
-int get_num_threads() { return omp_get_max_threads(); }
+namespace {
+// One number for the process, as torch.set_num_threads (omp_set_num_threads alone would only
+// change the calling thread's setting). 0 until first read: then OpenMP's default.
+std::atomic<int> num_threads{0};
+}  // namespace
+
+int get_num_threads() {
+  int n = num_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    n = omp_get_max_threads();
+    num_threads.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
 
 void set_num_threads(int n) {
   EMBER_CHECK_VALUE(n > 0, "[set_num_threads] expected a positive number of threads, got ", n);
+  num_threads.store(n, std::memory_order_relaxed);
   omp_set_num_threads(n);
+}
+
+void sync_library_threads() {
+  const int n = get_num_threads();
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
 bool in_parallel_region() { return omp_in_parallel(); }

@@ -11,6 +11,9 @@ int get_num_threads();
 // Like torch.set_num_threads; also governs oneDNN and OpenBLAS, which share the OpenMP pool.
 void set_num_threads(int n);
 bool in_parallel_region();
+// Gives the calling thread's OpenMP setting the process-wide thread count, before a call into a
+// library that sizes its own parallel regions by it (oneDNN, OpenBLAS).
+void sync_library_threads();
 
 namespace detail {
 // Runs f(chunk_begin, chunk_end) over [0, nchunks) chunk indices on the pool.

@@ -14,10 +14,13 @@ TensorImpl::TensorImpl(
   refresh();
 }
 
-void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  sizes_.assign(sizes.data(), sizes.size());
-  strides_.assign(strides.data(), strides.size());
-  offset_ = offset;
+void TensorImpl::set_data(const TensorImpl& src) {
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  sizes_ = src.sizes_;
+  strides_ = src.strides_;
+  offset_ = src.offset_;
+  base_ = src.base_;
   refresh();
 }
 

@@ -10,7 +10,7 @@
 
 namespace ember {
 
-// Defined by autograd (ember/autograd/meta.h); core only owns it.
+// Defined by autograd (AutogradMeta in ember/autograd/node.h); core only owns it.
 struct AutogradMetaBase {
   virtual ~AutogradMetaBase() = default;
 };
@@ -38,9 +38,8 @@ class TensorImpl final : public RefCounted {
     return static_cast<char*>(storage_->data()) + offset_ * int64_t(itemsize(dtype_));
   }
 
-  // Changes the geometry in place (used by in-place view ops such as squeeze_, and by autograd
-  // when it turns a tensor into a view). The caller keeps it within the storage.
-  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  // Makes this tensor look at other data (Python's `x.data = y`); autograd metadata stays.
+  void set_data(const TensorImpl& src);
 
   AutogradMetaBase* autograd_meta() const { return autograd_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaBase> meta) { autograd_ = std::move(meta); }

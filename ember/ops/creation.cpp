@@ -57,6 +57,8 @@ Tensor random(RandomDist dist,
 
 const OpInfo kCreationOps[] = {
     {"empty", OpKind::Creation, kAllTypes, false},
+    {"empty_strided", OpKind::Creation, kAllTypes, false},
+    {"scalar_tensor", OpKind::Creation, kAllTypes, false},
     {"zeros", OpKind::Creation, kAllTypes, false},
     {"ones", OpKind::Creation, kAllTypes, false},
     {"full", OpKind::Creation, kAllTypes, false},

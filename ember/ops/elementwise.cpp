@@ -321,6 +321,19 @@ Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, cons
 
 namespace {
 
+// In-place ops may not write one memory location through two elements (expanded tensors):
+// the result would depend on the order of the writes. PyTorch refuses the same.
+void check_no_internal_overlap(const Tensor& self, const char* op) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    EMBER_CHECK(self.strides()[d] != 0 || self.sizes()[d] <= 1, "[", op,
+                "] unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location (dim ",
+                d,
+                " has stride 0, as after expand). Please clone() the tensor before performing "
+                "the operation.");
+  }
+}
+
 // Note [In-place ops and autograd]
 // Without recording, the kernel writes straight into self. When recording, the op runs out of
 // place on self's current value (cloned first when the gradient reads it), the result is copied
@@ -329,7 +342,7 @@ namespace {
 template <class Other>
 Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   const auto& info = kBinary[int(op)];
-  check_inplace(self, info.inplace_name);
+  check_no_internal_overlap(self, info.inplace_name);
   bool other_requires_grad = false;
   if constexpr (std::is_same_v<Other, Tensor>) {
     check_same_device(self, other, info.inplace_name);
@@ -342,6 +355,7 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   EMBER_CHECK(can_cast(dt, self.dtype()), "[", info.inplace_name, "] result type ", dt,
               " can't be cast to the desired output type ", self.dtype());
   const bool recording = GradMode::is_enabled() && (self.requires_grad() || other_requires_grad);
+  check_inplace(self, info.inplace_name, recording);
   if (!recording) {
     const auto& k = kernels(self.device());
     if (dt == self.dtype()) {
@@ -355,9 +369,6 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
     self.storage()->bump_version();
     return self;
   }
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !self.is_view(), "[", info.inplace_name,
-                   "] in-place operation on a view, with autograd recording, is not supported "
-                   "yet; use the out-of-place op instead");
   // Formulas that read `a` need self's old value: keep a copy (self is about to change).
   const Tensor old = (info.saves & kSaveA) ? clone(self) : self;
   Tensor result;
@@ -371,19 +382,13 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   }
   kernel(kernels(self.device()).copy, self.device(), info.inplace_name)(self, result);
   self.storage()->bump_version();
-  AutogradMeta* rmeta = autograd_meta(result);
-  AutogradMeta& meta = ensure_autograd_meta(self);
-  meta.grad_fn = rmeta->grad_fn;
-  meta.output_nr = rmeta->output_nr;
+  attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
   return self;
 }
 
 // Records an op that overwrites all of self: self's old value gets a zero gradient, `src` (if
 // any) the incoming one.
 void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !self.is_view(), "[", name,
-                   "] in-place operation on a view, with autograd recording, is not supported "
-                   "yet; use the out-of-place op instead");
   Tensor old = detach(self);  // stands for self's previous value in the graph
   if (AutogradMeta* m = autograd_meta(self)) {
     AutogradMeta& om = ensure_autograd_meta(old);
@@ -432,25 +437,29 @@ Tensor& div_(Tensor& self, const Scalar& other) {
 }
 
 Tensor& fill_(Tensor& self, const Scalar& value) {
-  check_inplace(self, "fill_");
+  check_no_internal_overlap(self, "fill_");
+  const bool recording = GradMode::is_enabled() && self.requires_grad();
+  check_inplace(self, "fill_", recording);
   kernel(kernels(self.device()).fill, self.device(), "fill_")(self, value);
   self.storage()->bump_version();
-  if (GradMode::is_enabled() && self.requires_grad())
-    record_overwrite("FillBackward0", self, nullptr);
+  if (recording) record_overwrite("FillBackward0", self, nullptr);
   return self;
 }
 
 Tensor& zero_(Tensor& self) {
-  check_inplace(self, "zero_");
+  check_no_internal_overlap(self, "zero_");
+  const bool recording = GradMode::is_enabled() && self.requires_grad();
+  check_inplace(self, "zero_", recording);
   kernel(kernels(self.device()).fill, self.device(), "zero_")(self, 0);
   self.storage()->bump_version();
-  if (GradMode::is_enabled() && self.requires_grad())
-    record_overwrite("ZeroBackward0", self, nullptr);
+  if (recording) record_overwrite("ZeroBackward0", self, nullptr);
   return self;
 }
 
 Tensor& copy_(Tensor& self, const Tensor& src) {
-  check_inplace(self, "copy_");
+  check_no_internal_overlap(self, "copy_");
+  const bool recording = GradMode::is_enabled() && (self.requires_grad() || src.requires_grad());
+  check_inplace(self, "copy_", recording);
   EMBER_CHECK(is_expandable_to(src.sizes(), self.sizes()), "[copy_] the source of shape ",
               src.sizes(), " cannot be broadcast to the destination of shape ", self.sizes());
   if (self.is_same(src)) return self;
@@ -458,9 +467,7 @@ Tensor& copy_(Tensor& self, const Tensor& src) {
   const Device dev = self.device().is_cpu() ? src.device() : self.device();
   kernel(kernels(dev).copy, dev, "copy_")(self, src);
   self.storage()->bump_version();
-  if (GradMode::is_enabled() && (self.requires_grad() || src.requires_grad())) {
-    record_overwrite("CopyBackwards", self, &src);
-  }
+  if (recording) record_overwrite("CopyBackwards", self, &src);
   return self;
 }
 

@@ -40,7 +40,7 @@ struct Abs {
     if constexpr (std::is_unsigned_v<T>)
       return x;
     else
-      return x < T(0) ? T(-x) : x;
+      return x < T(0) ? T(wrap_t<T>(0) - wrap_t<T>(x)) : x;
   }
 };
 struct Sign {
@@ -97,7 +97,7 @@ struct Add {
     if constexpr (std::is_same_v<T, bool>)
       return a || b;
     else
-      return T(a + b);
+      return T(wrap_t<T>(a) + wrap_t<T>(b));
   }
 };
 struct Sub {
@@ -112,7 +112,7 @@ struct Mul {
     if constexpr (std::is_same_v<T, bool>)
       return a && b;
     else
-      return T(a * b);
+      return T(wrap_t<T>(a) * wrap_t<T>(b));
   }
 };
 struct Div {

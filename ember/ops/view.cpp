@@ -17,15 +17,26 @@ namespace ember {
 namespace {
 
 const OpInfo kViewOps[] = {
-    {"view", OpKind::View, kAllTypes, true},        {"reshape", OpKind::View, kAllTypes, true},
-    {"permute", OpKind::View, kAllTypes, true},     {"transpose", OpKind::View, kAllTypes, true},
-    {"t", OpKind::View, kAllTypes, true},           {"expand", OpKind::View, kAllTypes, true},
-    {"squeeze", OpKind::View, kAllTypes, true},     {"unsqueeze", OpKind::View, kAllTypes, true},
-    {"flatten", OpKind::View, kAllTypes, true},     {"narrow", OpKind::View, kAllTypes, true},
-    {"select", OpKind::View, kAllTypes, true},      {"slice", OpKind::View, kAllTypes, true},
-    {"contiguous", OpKind::View, kAllTypes, true},  {"clone", OpKind::View, kAllTypes, true},
-    {"detach", OpKind::View, kAllTypes, false},     {"to", OpKind::View, kAllTypes, true},
+    {"view", OpKind::View, kAllTypes, true},
+    {"reshape", OpKind::View, kAllTypes, true},
+    {"permute", OpKind::View, kAllTypes, true},
+    {"transpose", OpKind::View, kAllTypes, true},
+    {"t", OpKind::View, kAllTypes, true},
+    {"expand", OpKind::View, kAllTypes, true},
+    {"squeeze", OpKind::View, kAllTypes, true},
+    {"unsqueeze", OpKind::View, kAllTypes, true},
+    {"flatten", OpKind::View, kAllTypes, true},
+    {"narrow", OpKind::View, kAllTypes, true},
+    {"select", OpKind::View, kAllTypes, true},
+    {"slice", OpKind::View, kAllTypes, true},
+    {"contiguous", OpKind::View, kAllTypes, true},
+    {"clone", OpKind::View, kAllTypes, true},
+    {"detach", OpKind::View, kAllTypes, false},
+    {"to", OpKind::View, kAllTypes, true},
     {"sum_to_size", OpKind::View, kAllTypes, true},
+    {"as_strided", OpKind::View, kAllTypes, false},
+    {"select_backward", OpKind::View, kAllTypes, true},
+    {"slice_backward", OpKind::View, kAllTypes, true},
 };
 
 // A tensor over self's storage with new geometry; remembers the base for is_view()/._base.

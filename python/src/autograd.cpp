@@ -33,12 +33,17 @@ TensorHook make_hook(nb::handle fn) {
   };
 }
 
+// Removes a hook from where it was registered: the node that was the tensor's grad_fn then
+// (an in-place op may have moved the tensor on since), or the leaf itself.
 struct HookHandle {
-  Tensor tensor;
+  std::weak_ptr<Node> node;
+  Tensor leaf;  // set for hooks on leaves (kept alive by the handle, as long as it lives)
   int64_t id;
   void remove() {
-    if (tensor.defined()) tensor.remove_hook(id);
-    tensor = Tensor();
+    if (auto n = node.lock()) std::erase_if(n->hooks, [&](auto& h) { return h.id == id; });
+    if (leaf.defined()) leaf.remove_hook(id);
+    node.reset();
+    leaf = Tensor();
   }
 };
 
@@ -263,12 +268,15 @@ void init_autograd(nb::module_& m) {
       .def_prop_ro("is_leaf", &Tensor::is_leaf)
       .def_prop_ro("retains_grad", &Tensor::retains_grad)
       .def_prop_ro("output_nr", &Tensor::output_nr)
-      .def_prop_ro("data", [](const Tensor& t) { return detach(t); })
+      .def_prop_rw(
+          "data", [](const Tensor& t) { return detach(t); },
+          [](Tensor& t, const Tensor& value) { t.impl()->set_data(*value.impl()); })
       .def("retain_grad", &Tensor::retain_grad)
       .def(
           "register_hook",
           [](const Tensor& t, nb::handle fn) {
-            return HookHandle{t, t.register_hook(make_hook(fn))};
+            const int64_t id = t.register_hook(make_hook(fn));
+            return t.grad_fn() ? HookHandle{t.grad_fn(), Tensor(), id} : HookHandle{{}, t, id};
           },
           nb::arg("hook"))
       .def(

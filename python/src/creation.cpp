@@ -211,6 +211,12 @@ void init_creation(nb::module_& m) {
       nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
+      "empty_strided",
+      [](DimVector size, DimVector stride, std::optional<DType> dt, std::optional<Device> dev,
+         bool rg) { return empty_strided(size, stride, options(dt, dev, rg)); },
+      nb::arg("size"), nb::arg("stride"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  m.def(
       "scalar_tensor",
       [](const Scalar& v, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
         return scalar_tensor(v,

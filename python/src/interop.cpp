@@ -86,8 +86,12 @@ Tensor tensor_from_array(const InArray& arr) {
   return from_blob(const_cast<void*>(arr.data()), sizes, strides, dt, deleter);
 }
 
+// isinstance(h, numpy.ndarray), subclasses (np.memmap) included, without importing NumPy when the
+// object cannot be one.
 bool is_numpy_array(nb::handle h) {
-  return std::string_view(Py_TYPE(h.ptr())->tp_name) == "numpy.ndarray";
+  if (!PyObject_HasAttrString(h.ptr(), "__array_interface__")) return false;
+  nb::object ndarray = nb::module_::import_("numpy").attr("ndarray");
+  return PyObject_IsInstance(h.ptr(), ndarray.ptr()) == 1;
 }
 
 // nb::ndarray describing t's memory, owned by a capsule that holds a reference to t.

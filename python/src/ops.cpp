@@ -22,6 +22,12 @@ Tensor binary(
   type_error(std::string(name) + "(): expected at least one Tensor argument, got two numbers");
 }
 
+// b * alpha as one Scalar of the wider kind (int * int stays an int, as PyTorch computes it).
+Scalar scalar_product(const Scalar& b, const Scalar& alpha) {
+  if (b.is_floating() || alpha.is_floating()) return Scalar(b.to_double() * alpha.to_double());
+  return Scalar(b.to_int() * alpha.to_int());
+}
+
 nb::handle max_type;  // namedtuple ("values", "indices"), owned by the module (_max_type)
 
 Tensor to_impl(const Tensor& self,
@@ -73,7 +79,7 @@ void init_ops(nb::module_& m) {
     auto fn = [is_add](const Tensor& a, TensorOrScalar b, const Scalar& alpha) {
       const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
       if (!b.tensor) {
-        const Scalar s = unit ? b.scalar : Scalar(b.scalar.to_double() * alpha.to_double());
+        const Scalar s = unit ? b.scalar : scalar_product(b.scalar, alpha);
         return is_add ? add(a, s) : sub(a, s);
       }
       return is_add ? add(a, *b.tensor, alpha) : sub(a, *b.tensor, alpha);
@@ -183,7 +189,7 @@ void init_ops(nb::module_& m) {
           Tensor& t = nb::cast<Tensor&>(self);
           const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
           if (!b.tensor) {
-            const Scalar s = unit ? b.scalar : Scalar(b.scalar.to_double() * alpha.to_double());
+            const Scalar s = unit ? b.scalar : scalar_product(b.scalar, alpha);
             is_add ? add_(t, s) : sub_(t, s);
           } else {
             is_add ? add_(t, *b.tensor, alpha) : sub_(t, *b.tensor, alpha);
@@ -358,6 +364,26 @@ void init_ops(nb::module_& m) {
       [](const Tensor& t, int64_t dim, int64_t index) { return select(t, dim, index); },
       nb::arg("dim"), nb::arg("index"));
   def_both(m, "clone", [](const Tensor& t) { return clone(t); });
+  def_both(
+      m, "as_strided",
+      [](const Tensor& t, DimVector size, DimVector stride, std::optional<int64_t> offset) {
+        return as_strided(t, size, stride, offset);
+      },
+      nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
+  // The gradients of select and slicing, as ops of their own (their backward is select/slice).
+  m.def(
+      "_select_backward",
+      [](const Tensor& g, DimVector sizes, int64_t dim, int64_t index) {
+        return select_backward(g, sizes, dim, index);
+      },
+      nb::arg("grad"), nb::arg("input_sizes"), nb::arg("dim"), nb::arg("index"));
+  m.def(
+      "_slice_backward",
+      [](const Tensor& g, DimVector sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+        return slice_backward(g, sizes, dim, start, end, step);
+      },
+      nb::arg("grad"), nb::arg("input_sizes"), nb::arg("dim"), nb::arg("start"), nb::arg("end"),
+      nb::arg("step"));
   def_both(m, "detach", [](const Tensor& t) { return detach(t); });
   cls.def("contiguous", [](nb::handle self) -> nb::object {
     const Tensor& t = nb::cast<const Tensor&>(self);

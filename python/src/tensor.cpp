@@ -102,10 +102,25 @@ void release_tensor_class() { tensor_cls.reset(); }
 
 void init_tensor(nb::module_& m) {
   tensor_cls.emplace(m, "Tensor", nb::dynamic_attr(), nb::is_weak_referenceable());
-  tensor_cls->def(nb::init<>())
-      .def(
-          "__init__", [](Tensor* self, const Tensor& other) { new (self) Tensor(detach(other)); },
-          nb::arg("data"))
+  // ember.Tensor(...) as torch.Tensor: no argument gives an empty float tensor, sizes give an
+  // uninitialised one, a tensor gives an alias without history (how Parameter(data) is built),
+  // a sequence gives a copy in the default float dtype.
+  tensor_cls
+      ->def("__init__",
+            [](Tensor* self, nb::args args) {
+              if (args.size() == 0) {
+                new (self) Tensor(empty({0}));
+              } else if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
+                new (self) Tensor(detach(nb::cast<const Tensor&>(args[0])));
+              } else if (args.size() == 1 &&
+                         (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr()))) {
+                nb::object data = nb::module_::import_("ember").attr("tensor")(
+                    args[0], nb::arg("dtype") = dtype_object(get_default_dtype()));
+                new (self) Tensor(nb::cast<Tensor>(data));
+              } else {
+                new (self) Tensor(empty(shape_from_args(args, "Tensor")));
+              }
+            })
       // ---- what it is
       .def_prop_ro("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def(

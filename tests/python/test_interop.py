@@ -110,3 +110,12 @@ def test_import_does_not_load_numpy():
     code = "import sys, ember; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_from_numpy_accepts_subclasses(tmp_path):
+    m = np.memmap(tmp_path / "data.bin", dtype=np.float32, mode="w+", shape=(4,))
+    m[:] = [1, 2, 3, 4]
+    t = ember.from_numpy(m)
+    assert t.tolist() == [1.0, 2.0, 3.0, 4.0]
+    t[0] = 9
+    assert m[0] == 9

@@ -223,3 +223,48 @@ def test_hash_and_weakref():
     assert r() is x
     x.some_attribute = 3  # tensors take attributes, as PyTorch's do
     assert x.some_attribute == 3
+
+
+def test_tensor_constructor_forms():
+    assert ember.Tensor().shape == (0,) and ember.Tensor().dtype == ember.float32
+    assert ember.Tensor(2, 3).shape == (2, 3)
+    assert ember.Tensor([1, 2]).tolist() == [1.0, 2.0]
+    x = ember.ones(2, requires_grad=True)
+    alias = ember.Tensor(x)
+    assert alias.data_ptr() == x.data_ptr() and not alias.requires_grad
+
+
+def test_inplace_on_expanded_tensor_is_refused():
+    e = ember.zeros(1).expand(3)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        e.add_(ember.tensor([1.0, 2.0, 3.0]))
+    with pytest.raises(RuntimeError, match="single memory location"):
+        e.fill_(1)
+    assert ember.zeros(1).tolist() == [0.0]
+
+
+def test_alpha_keeps_integer_arithmetic_integer():
+    i = ember.tensor([1, 2])
+    assert ember.add(i, 3, alpha=2).tolist() == [7, 8]
+    assert ember.add(i, 3, alpha=2).dtype == ember.int64
+    assert i.sub_(1, alpha=2).tolist() == [-1, 0]
+
+
+def test_set_num_threads_is_process_wide():
+    import threading
+
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(ember.get_num_threads()))
+        t.start()
+        t.join()
+        assert seen == [1]
+    finally:
+        ember.set_num_threads(before)
+
+
+def test_zero_d_size_raises():
+    with pytest.raises(IndexError, match="no dimensions"):
+        ember.tensor(1.0).size(0)

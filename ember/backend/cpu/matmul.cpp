@@ -94,6 +94,7 @@ void bmm_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t batch = out.sizes()[0], n = out.sizes()[1], m = out.sizes()[2];
   const int64_t k = a.sizes()[2];
   if (out.numel() == 0) return;
+  sync_library_threads();
   dispatch_dtype<kNumericTypes>(out.dtype(), "matmul", [&]<class T>() {
     T* o = static_cast<T*>(out.data_ptr());
     if (k == 0) {

@@ -3,9 +3,10 @@
 // Note [Deterministic reductions]
 // Every output element is reduced by one thread, in a fixed order; a reduction to a single value
 // is cut into chunks of fixed size (kChunk elements, not one per thread), and the chunk results
-// are combined in a fixed tree. So a sum has the same bits on 1 or 2 threads (or 64). Within a
-// run, values are summed pairwise with 8 independent lanes: accurate (error grows with log n)
-// and vectorisable.
+// are combined in a fixed tree. So a sum has the same bits on 1 or 2 threads (or 64). Along a
+// contiguous (or single strided) run, values are summed pairwise with 8 independent lanes:
+// accurate (error grows with log n) and vectorisable. Reductions over outer dims ("columns")
+// accumulate row after row, in order: deterministic too, but their error grows with n.
 #include <cmath>
 #include <limits>
 #include <vector>

@@ -76,11 +76,8 @@ class OpSpec:
     grad: bool = True  # check gradients (float64 gradcheck)
     gradgrad: bool = False  # also second derivatives
     errors: Callable[[], list] = lambda: []
-    # Outputs compared exactly (integer results, indices, random ops checked another way).
-    exact: bool = False
     # For ops whose output is not a function of the inputs (random, empty): a custom check.
     check: Optional[Callable[[Any, Sample, Any], None]] = None
-    inplace: bool = False  # op mutates its first argument
     creation: bool = False  # called as op(*args, dtype=dtype, **kwargs): builds a new tensor
     noncontiguous: bool = True  # accepts non-contiguous inputs (view does not, by design)
 
@@ -260,9 +257,7 @@ def dim_error(fn, name):
 # ---- the table -------------------------------------------------------------------------------
 
 
-def _unary(
-    name, fn, ref, dtypes, low=-3.0, high=3.0, away=False, gradgrad=True, grad=True, exact=False
-):
+def _unary(name, fn, ref, dtypes, low=-3.0, high=3.0, away=False, gradgrad=True, grad=True):
     return OpSpec(
         name,
         fn,
@@ -271,11 +266,10 @@ def _unary(
         unary_samples(low, high, away),
         grad=grad,
         gradgrad=gradgrad,
-        exact=exact,
     )
 
 
-def _binary(name, fn, ref, dtypes, gradgrad=True, grad=True, exact=False, **kw):
+def _binary(name, fn, ref, dtypes, gradgrad=True, grad=True, **kw):
     return OpSpec(
         name,
         fn,
@@ -284,7 +278,6 @@ def _binary(name, fn, ref, dtypes, gradgrad=True, grad=True, exact=False, **kw):
         binary_samples(**kw),
         grad=grad,
         gradgrad=gradgrad,
-        exact=exact,
         errors=broadcast_error(fn, name),
     )
 
@@ -297,7 +290,6 @@ def _compare(name, ref):
         ALL,
         binary_samples(scalars=(1, 0.5)),
         grad=False,
-        exact=True,
         errors=broadcast_error(getattr(ember, name), name),
     )
 
@@ -327,6 +319,10 @@ def _random_check(low, high, integral=False):
 def _shape_check(out, sample, dtype):
     assert out.dtype == dtype
     assert tuple(out.shape) == tuple(sample.kwargs["size"])
+
+
+def _strides_check(out, strides):
+    assert tuple(out.stride()) == tuple(strides), (out.stride(), strides)
 
 
 def _randn_check(out, sample, dtype):
@@ -389,7 +385,7 @@ def _inplace(name, method, ref, dtypes, scalars=(2,)):
             ),
         ]
 
-    return OpSpec(name, fn, ref, dtypes, samples, errors=errors, inplace=True, gradgrad=False)
+    return OpSpec(name, fn, ref, dtypes, samples, errors=errors, gradgrad=False)
 
 
 def _int_div_error():
@@ -515,6 +511,28 @@ OPS: list[OpSpec] = [
         errors=lambda: [
             ErrorSample(lambda: ember.zeros(-2), RuntimeError, "zeros", "negative size")
         ],
+        creation=True,
+    ),
+    OpSpec(
+        "empty_strided",
+        lambda size, stride, dtype: ember.empty_strided(size, stride, dtype=dtype),
+        None,
+        ALL,
+        lambda d, r: [Sample(((2, 3), (1, 2)), desc="(2,3) strides (1,2)", grad=False)],
+        grad=False,
+        check=lambda out, s, d: (
+            _shape_check(out, Sample((), {"size": s.args[0]}), d),
+            _strides_check(out, s.args[1]),
+        ),
+        creation=True,
+    ),
+    OpSpec(
+        "scalar_tensor",
+        lambda v, dtype: ember.scalar_tensor(v, dtype=dtype),
+        lambda v: np.array(v),
+        ALL,
+        lambda d, r: [Sample((1,), desc="1")],
+        grad=False,
         creation=True,
     ),
     OpSpec(
@@ -860,6 +878,55 @@ OPS: list[OpSpec] = [
         ALL,
         _view_samples(((2, 3, 4), (3, 1)), ((3, 4), (3, 4)), ((3, 4), ())),
     ),
+    OpSpec(
+        "as_strided",
+        lambda x, size, stride, off: x.as_strided(size, stride, off),
+        lambda x, size, stride, off: np.lib.stride_tricks.as_strided(
+            x.reshape(-1)[off:], size, [st * x.itemsize for st in stride]
+        ).copy(),
+        ALL,
+        _view_samples(
+            ((4, 5), (3, 3), (5, 1), 1), ((4, 5), (4,), (6,), 0), ((6,), (2, 2), (0, 1), 2)
+        ),
+        grad=False,
+        noncontiguous=False,  # it reads storage, which a strided copy lays out differently
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(4).as_strided((3,), (2,)),
+                RuntimeError,
+                "as_strided",
+                "out of bounds",
+            ),
+            ErrorSample(
+                lambda: ember.ones(4, requires_grad=True).as_strided((2,), (1,)),
+                RuntimeError,
+                "as_strided",
+                "no backward yet",
+            ),
+        ],
+    ),
+    OpSpec(
+        "select_backward",
+        lambda g, sizes, dim, index: ember._C._select_backward(g, sizes, dim, index),
+        lambda g, sizes, dim, index: _np_select_backward(g, sizes, dim, index),
+        ALL,
+        lambda d, r: [
+            Sample((make_array((3, 5), d, r), (3, 4, 5), 1, 2), desc="(3,4,5) dim 1 index 2"),
+            Sample((make_array((), d, r), (4,), 0, -1), desc="(4,) dim 0 index -1"),
+        ],
+        gradgrad=True,
+    ),
+    OpSpec(
+        "slice_backward",
+        lambda g, sizes, dim, a, b, step: ember._C._slice_backward(g, sizes, dim, a, b, step),
+        lambda g, sizes, dim, a, b, step: _np_slice_backward(g, sizes, dim, a, b, step),
+        ALL,
+        lambda d, r: [
+            Sample((make_array((3, 2), d, r), (3, 5), 1, 1, 5, 2), desc="(3,5) dim 1 1:5:2"),
+            Sample((make_array((0, 4), d, r), (2, 4), 0, 2, 2, 1), desc="empty slice"),
+        ],
+        gradgrad=True,
+    ),
     # ---- elementwise: unary ----
     _unary("neg", ember.neg, np.negative, NUMERIC),
     _unary("abs", ember.abs, np.abs, NUMERIC, away=True),
@@ -895,7 +962,6 @@ OPS: list[OpSpec] = [
         lambda x: np.zeros_like(x),
         ALL,
         unary_samples(),
-        inplace=True,
     ),
     OpSpec(
         "fill_",
@@ -903,7 +969,6 @@ OPS: list[OpSpec] = [
         lambda x: np.ones_like(x),
         ALL,
         unary_samples(),
-        inplace=True,
     ),
     OpSpec(
         "copy_",
@@ -914,7 +979,6 @@ OPS: list[OpSpec] = [
             Sample((make_array((3, 4), d, r), make_array(s, d, r)), desc=f"{s}")
             for s in [(3, 4), (4,), ()]
         ],
-        inplace=True,
         errors=lambda: [
             ErrorSample(
                 lambda: ember.ones(3).copy_(ember.ones(4)), RuntimeError, "copy_", "shape mismatch"
@@ -1023,6 +1087,22 @@ OPS: list[OpSpec] = [
         ],
     ),
 ]
+
+
+def _np_select_backward(g, sizes, dim, index):
+    out = np.zeros(sizes, dtype=g.dtype)
+    idx = [slice(None)] * len(sizes)
+    idx[dim] = index
+    out[tuple(idx)] = g
+    return out
+
+
+def _np_slice_backward(g, sizes, dim, start, end, step):
+    out = np.zeros(sizes, dtype=g.dtype)
+    idx = [slice(None)] * len(sizes)
+    idx[dim] = slice(start, end, step)
+    out[tuple(idx)] = g
+    return out
 
 
 def _np_sum_to_size(x, shape):

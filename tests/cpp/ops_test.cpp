@@ -15,17 +15,12 @@ namespace {
 
 using ember::ErrorKind;
 using ember::Tensor;
+using ember_test::iota;
 using ember_test::vec;
 using V = std::vector<float>;
 using D = std::vector<double>;
 using I = std::vector<int64_t>;
 using B = std::vector<bool>;
-
-Tensor iota(std::vector<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return ember::arange(n, ember::kFloat32).view(shape);
-}
 
 // ---- elementwise -------------------------------------------------------------------------------
 

@@ -12,16 +12,10 @@ namespace {
 using ember::ErrorKind;
 using ember::Tensor;
 using ember_test::byte_offset;
+using ember_test::iota;
 using ember_test::vec;
 using V = std::vector<float>;
 using I = std::vector<int64_t>;
-
-// 0, 1, ..., n-1 as float32 in the given shape.
-Tensor iota(std::vector<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return ember::arange(n, ember::kFloat32).view(shape);
-}
 
 TEST(Tensor, FreshTensorIsContiguousRowMajor) {
   Tensor x = ember::zeros({2, 3, 4});

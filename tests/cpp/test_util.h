@@ -13,6 +13,13 @@ namespace ember_test {
 
 inline std::vector<int64_t> vec(ember::IntArrayRef a) { return a.vec(); }
 
+// 0, 1, ..., n-1 as float32 in the given shape.
+inline ember::Tensor iota(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return ember::arange(n, ember::kFloat32).view(shape);
+}
+
 // Byte distance between two tensors' first elements: where a view starts inside its base.
 inline std::ptrdiff_t byte_offset(const ember::Tensor& view, const ember::Tensor& base) {
   return static_cast<const char*>(view.data_ptr()) - static_cast<const char*>(base.data_ptr());

@@ -31,27 +31,26 @@ Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   return {false, 'N', 0};
 }
 
+// One matrix operand: its first element and its row and column strides, in elements.
+template <class T>
+struct Mat {
+  const T* data;
+  int64_t rs, cs;
+  const T& at(int64_t r, int64_t c) const { return data[r * rs + c * cs]; }
+};
+
 // out[n, m] = a[n, k] @ b[k, m] by the definition, accumulating in the op-math type.
 template <class T>
-void naive_gemm(int64_t n,
-                int64_t m,
-                int64_t k,
-                const T* a,
-                int64_t ars,
-                int64_t acs,
-                const T* b,
-                int64_t brs,
-                int64_t bcs,
-                T* out) {
+void naive_gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out) {
   using A = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < m; ++j) {
       A acc = A(0);
       for (int64_t p = 0; p < k; ++p) {
         if constexpr (std::is_same_v<T, bool>)
-          acc = acc || (a[i * ars + p * acs] && b[p * brs + j * bcs]);
+          acc = acc || (a.at(i, p) && b.at(p, j));
         else
-          acc += A(a[i * ars + p * acs]) * A(b[p * brs + j * bcs]);
+          acc += A(a.at(i, p)) * A(b.at(p, j));
       }
       out[i * m + j] = T(acc);
     }
@@ -62,32 +61,24 @@ void naive_gemm(int64_t n,
 constexpr int64_t kSmallProduct = 4096;
 
 template <class T>
-void gemm(int64_t n,
-          int64_t m,
-          int64_t k,
-          const T* a,
-          int64_t ars,
-          int64_t acs,
-          const T* b,
-          int64_t brs,
-          int64_t bcs,
-          T* out) {
+void gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    const Layout la = blas_layout(n, k, ars, acs), lb = blas_layout(k, m, brs, bcs);
+    const Layout la = blas_layout(n, k, a.rs, a.cs), lb = blas_layout(k, m, b.rs, b.cs);
     if (la.ok && lb.ok && n * m * k > kSmallProduct) {
+      const int64_t ldc = std::max<int64_t>(m, 1);
       if constexpr (std::is_same_v<T, float>) {
-        const dnnl_status_t st = dnnl_sgemm(la.trans, lb.trans, n, m, k, 1.0f, a, la.ld, b, lb.ld,
-                                            0.0f, out, std::max<int64_t>(m, 1));
+        const dnnl_status_t st = dnnl_sgemm(la.trans, lb.trans, n, m, k, 1.0f, a.data, la.ld,
+                                            b.data, lb.ld, 0.0f, out, ldc);
         EMBER_CHECK(st == dnnl_success, "[matmul] oneDNN sgemm failed with status ", int(st));
       } else {
         cblas_dgemm(CblasRowMajor, la.trans == 'N' ? CblasNoTrans : CblasTrans,
-                    lb.trans == 'N' ? CblasNoTrans : CblasTrans, int(n), int(m), int(k), 1.0, a,
-                    int(la.ld), b, int(lb.ld), 0.0, out, int(std::max<int64_t>(m, 1)));
+                    lb.trans == 'N' ? CblasNoTrans : CblasTrans, int(n), int(m), int(k), 1.0,
+                    a.data, int(la.ld), b.data, int(lb.ld), 0.0, out, int(ldc));
       }
       return;
     }
   }
-  naive_gemm(n, m, k, a, ars, acs, b, brs, bcs, out);
+  naive_gemm(n, m, k, a, b, out);
 }
 
 void bmm_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
@@ -105,7 +96,8 @@ void bmm_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
     const T* pb = static_cast<const T*>(b.data_ptr());
     const auto sa = a.strides(), sb = b.strides();
     auto one = [&](int64_t i) {
-      gemm<T>(n, m, k, pa + i * sa[0], sa[1], sa[2], pb + i * sb[0], sb[1], sb[2], o + i * n * m);
+      gemm<T>(n, m, k, Mat<T>{pa + i * sa[0], sa[1], sa[2]}, Mat<T>{pb + i * sb[0], sb[1], sb[2]},
+              o + i * n * m);
     };
     // Many small products: one per thread. Few large ones: the library threads each product.
     if (batch > 1 && n * m * k < (int64_t(1) << 18)) {

@@ -32,8 +32,10 @@ python=${PYTHON:-python3}
 find python/ember -maxdepth 1 -name '*.so*' -type l -delete
 echo "setup: building ember"
 rm -rf build/wheels
+# Warnings are errors in ember's own builds (not in a plain `pip install .` elsewhere, where another
+# compiler may warn differently).
 .venv/bin/python -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
-  -w build/wheels .
+  -C cmake.define.EMBER_WERROR=ON -w build/wheels .
 # The same wheel goes into .venv here and into the benchmarks' environment (benchmarks/setup.sh).
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall \
   build/wheels/ember-*.whl

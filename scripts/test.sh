@@ -12,6 +12,7 @@ jobs=${EMBER_JOBS:-$(nproc)}
 
 echo "== lint"
 .venv/bin/ruff check --quiet python tests examples benchmarks
+.venv/bin/ruff format --check --quiet python tests examples benchmarks
 git ls-files '*.h' '*.cpp' '*.cu' | xargs clang-format --dry-run -Werror
 
 echo "== C++ tests (ASan + UBSan)"

@@ -115,52 +115,61 @@ AutogradMeta& ensure_autograd_meta(const Tensor& t) {
 
 bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
   if (!GradMode::is_enabled()) return false;
+  bool any = false;
   for (const Tensor* t : ts) {
-    if (t->defined() && t->requires_grad()) return true;
+    if (!t->defined()) continue;
+    if (t->is_view()) check_fresh_view(*t);
+    any |= t->requires_grad();
   }
-  return false;
+  return any;
 }
 
 Edge gradient_edge(const Tensor& t) {
+  if (t.defined() && t.is_view()) check_fresh_view(t);
   AutogradMeta* meta = t.defined() ? autograd_meta(t) : nullptr;
   if (!meta) return {};
-  if (meta->grad_fn && t.is_view()) {
-    const auto* base = static_cast<const AutogradMeta*>(t.base().impl()->autograd_meta());
-    EMBER_CHECK_KIND(ErrorKind::NotImplemented, !base || base->history == meta->base_history,
-                     "[autograd] this view (", t.dtype(), " of shape ", t.sizes(),
-                     ") was taken from a tensor that an in-place op changed afterwards, so its "
-                     "recorded history is stale and its gradient would be wrong. Take the view "
-                     "again after the in-place op (Note [Views and in-place history]).");
-  }
   if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
   if (meta->requires_grad) return {grad_accumulator(t), 0};
   return {};
 }
 
 // Note [Views and in-place history]
-// An in-place op gives the tensor it changed a new grad_fn. A view taken from that tensor before
-// the op still carries the grad_fn of the old value, so its gradient would be wrong: PyTorch
-// regenerates such a view's grad_fn; ember refuses to use it (gradient_edge), which is exact
-// but stricter. The per-tensor `history` count tells a stale view from a fresh one.
+// A recorded in-place op gives the tensor it changed a new history (a new grad_fn, or one at all
+// for a tensor that did not require grad). A view made before the op looks at the new values but
+// carries the old history: its gradient would be wrong. PyTorch regenerates such a view's
+// grad_fn; ember refuses to use it in an op under grad mode (check_fresh_view, called by
+// any_requires_grad and gradient_edge), which is exact but stricter. Each tensor counts its
+// recorded in-place ops (AutogradMeta::history) and each view remembers its base's count.
+void mark_inplace(const Tensor& t) { ++ensure_autograd_meta(t).history; }
+
+uint32_t inplace_history(const Tensor& t) {
+  const AutogradMeta* meta = autograd_meta(t);
+  return meta ? meta->history : 0;
+}
+
+void check_fresh_view(const Tensor& view) {
+  const Ref<TensorImpl>& base = view.impl()->view_base();
+  if (!base) return;
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented,
+                   inplace_history(Tensor(base)) == view.impl()->view_base_history(),
+                   "[autograd] this view (", view.dtype(), " of shape ", view.sizes(),
+                   ") was taken from a tensor that a recorded in-place op changed afterwards, so "
+                   "its history is stale and its gradient would be wrong. Take the view again "
+                   "after the in-place op (Note [Views and in-place history]).");
+}
+
 void attach_output(const std::shared_ptr<Node>& node, const Tensor& t, uint32_t output_nr) {
   AutogradMeta& meta = ensure_autograd_meta(t);
-  if (meta.grad_fn && meta.grad_fn != node) {
+  if (meta.retains_grad && meta.grad_fn && meta.grad_fn != node) {
     // An in-place op: the tensor's retained grad moves to the new node with it.
-    if (meta.retains_grad) {
-      auto& r = meta.grad_fn->retained;
-      r.erase(std::remove_if(r.begin(), r.end(), [&](auto& p) { return p.second == t.impl(); }),
-              r.end());
-      node->retained.emplace_back(output_nr, t.impl());
-    }
-    ++meta.history;
+    auto& r = meta.grad_fn->retained;
+    r.erase(std::remove_if(r.begin(), r.end(), [&](auto& p) { return p.second == t.impl(); }),
+            r.end());
+    node->retained.emplace_back(output_nr, t.impl());
   }
   meta.grad_fn = node;
   meta.output_nr = output_nr;
   meta.requires_grad = false;
-  if (t.is_view()) {
-    const auto* base = static_cast<const AutogradMeta*>(t.base().impl()->autograd_meta());
-    meta.base_history = base ? base->history : 0;
-  }
 }
 
 namespace {
@@ -206,10 +215,12 @@ void check_inplace(const Tensor& self, const char* op, bool recording) {
                "] a view of a leaf tensor that requires grad is being used in an "
                "in-place operation. Wrap it in `with ember.no_grad():`.");
   }
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !recording, "[", op,
-                   "] in-place operation on a view, where autograd must record it (the view or "
-                   "the other operand requires grad), is not supported yet; use an out-of-place "
-                   "op instead");
+  // ember lacks PyTorch's CopySlices, which would rewrite the base's history: refuse an in-place
+  // op on a view whenever the base takes part in autograd or the op must be recorded.
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !recording && !base.requires_grad(), "[", op,
+                   "] in-place operation on a view of a tensor that takes part in autograd (the "
+                   "view, its base or the other operand requires grad) is not supported yet; use "
+                   "an out-of-place op instead, or make the change under ember.no_grad()");
 }
 
 }  // namespace ember

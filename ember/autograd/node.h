@@ -120,12 +120,13 @@ struct AutogradMeta final : AutogradMetaBase {
   uint32_t output_nr = 0;                // which output of grad_fn this tensor is
   bool requires_grad = false;            // leaves only; non-leaves require grad via grad_fn
   bool retains_grad = false;
-  // Note [Views and in-place history]: `history` counts the times an in-place op gave this
-  // tensor a new grad_fn; a view remembers its base's count when it got its own grad_fn.
+  // Note [Views and in-place history]: the number of recorded in-place ops on this tensor.
   uint32_t history = 0;
-  uint32_t base_history = 0;
   TensorImpl* owner = nullptr;                             // the tensor this metadata belongs to
-  std::vector<std::pair<int64_t, TensorHook>> leaf_hooks;  // leaves: run by AccumulateGrad
+  std::vector<std::pair<int64_t, TensorHook>> leaf_hooks;  // leaves: run by the engine
+  // Hooks registered while the tensor was a non-leaf, by id, and the node that holds each (an
+  // in-place op may have given the tensor another node since).
+  std::vector<std::pair<int64_t, std::weak_ptr<Node>>> hook_nodes;
 };
 
 AutogradMeta* autograd_meta(const Tensor& t);  // null if the tensor has none
@@ -144,6 +145,13 @@ Edge gradient_edge(const Tensor& t);
 // Makes `node` the grad_fn of `t` as its output `output_nr` (added with add_input_metadata):
 // what set_history does per output, and what an in-place op does to the tensor it changed.
 void attach_output(const std::shared_ptr<Node>& node, const Tensor& t, uint32_t output_nr);
+
+// Note [Views and in-place history]: a recorded in-place op on `t` calls mark_inplace(t); views
+// remember inplace_history of their base when made, and check_fresh_view refuses a view whose
+// base has changed history since.
+void mark_inplace(const Tensor& t);
+uint32_t inplace_history(const Tensor& t);
+void check_fresh_view(const Tensor& view);
 
 // Makes `node` the grad_fn of `outputs` (in order) and sets its next edges from `inputs`.
 void set_history(const std::shared_ptr<Node>& node,

@@ -84,12 +84,12 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_gra
 
 int64_t Tensor::register_hook(TensorHook hook) const {
   EMBER_CHECK(requires_grad(),
-              "[register_hook] cannot register a hook on a tensor that doesn't "
-              "require gradient");
+              "[register_hook] cannot register a hook on a tensor that doesn't require gradient");
   AutogradMeta& m = ensure_autograd_meta(*this);
   const int64_t id = next_hook_id++;
   if (m.grad_fn) {
     m.grad_fn->hooks.push_back({id, m.output_nr, std::move(hook)});
+    m.hook_nodes.emplace_back(id, m.grad_fn);
   } else {
     m.leaf_hooks.emplace_back(id, std::move(hook));
   }
@@ -100,7 +100,11 @@ void Tensor::remove_hook(int64_t handle) const {
   AutogradMeta* m = autograd_meta(*this);
   if (!m) return;
   std::erase_if(m->leaf_hooks, [&](auto& h) { return h.first == handle; });
-  if (m->grad_fn) std::erase_if(m->grad_fn->hooks, [&](auto& h) { return h.id == handle; });
+  for (auto& [id, node] : m->hook_nodes) {
+    if (id != handle) continue;
+    if (auto n = node.lock()) std::erase_if(n->hooks, [&](auto& h) { return h.id == handle; });
+  }
+  std::erase_if(m->hook_nodes, [&](auto& p) { return p.first == handle; });
 }
 
 Tensor Tensor::detach() const { return ember::detach(*this); }

@@ -1,4 +1,5 @@
-// Where a tensor lives. CPU is the only backend today; CUDA is reserved (design.md section 6).
+// Where a tensor lives: the CPU, or a CUDA device (a backend built only where a CUDA toolkit is
+// found; see ember/backend/cuda).
 #pragma once
 
 #include <cstdint>

@@ -25,7 +25,7 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 // "[add] shapes [2, 3] and [4] cannot be broadcast: size 3 vs 4 at dim 1"
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
 
-// Sizes after `expand` to `target`; checks that the source broadcasts to it.
+// True when a tensor of sizes `shape` broadcasts to `target` (what expand accepts).
 bool is_expandable_to(IntArrayRef shape, IntArrayRef target);
 
 // Size of the result of `view`/`reshape` with one -1 inferred: "[view] shape [-1, 5] is invalid for

@@ -21,6 +21,7 @@ void TensorImpl::set_data(const TensorImpl& src) {
   strides_ = src.strides_;
   offset_ = src.offset_;
   base_ = src.base_;
+  base_history_ = src.base_history_;
   refresh();
 }
 

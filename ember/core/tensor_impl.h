@@ -44,9 +44,15 @@ class TensorImpl final : public RefCounted {
   AutogradMetaBase* autograd_meta() const { return autograd_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaBase> meta) { autograd_ = std::move(meta); }
 
-  // For views: the tensor whose storage this one looks at (never itself a view).
+  // For views: the tensor whose storage this one looks at (never itself a view), and the base's
+  // in-place history count (autograd's, see Note [Views and in-place history]) when the view was
+  // made.
   const Ref<TensorImpl>& view_base() const { return base_; }
-  void set_view_base(Ref<TensorImpl> base) { base_ = std::move(base); }
+  uint32_t view_base_history() const { return base_history_; }
+  void set_view_base(Ref<TensorImpl> base, uint32_t history = 0) {
+    base_ = std::move(base);
+    base_history_ = history;
+  }
 
  private:
   void refresh();
@@ -60,6 +66,7 @@ class TensorImpl final : public RefCounted {
   bool contiguous_ = true;
   std::unique_ptr<AutogradMetaBase> autograd_;
   Ref<TensorImpl> base_;
+  uint32_t base_history_ = 0;
 };
 
 }  // namespace ember

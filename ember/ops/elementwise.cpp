@@ -290,13 +290,30 @@ EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
 EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE)
 #undef EMBER_DEFINE_COMPARE
 
+namespace {
+bool is_one(const Scalar& s) { return !s.is_floating() && s.to_int() == 1; }
+
+// PyTorch's rule for add/sub's alpha: no float alpha for integer results, no bool alpha for
+// non-bool results.
+void check_alpha(DType result, const Scalar& alpha, const char* op) {
+  EMBER_CHECK(!(alpha.is_floating() && !is_floating(result)), "[", op,
+              "] for integral input "
+              "tensors, argument alpha must not be a floating point number (got ",
+              alpha, ")");
+  EMBER_CHECK(!(alpha.is_bool() && result != kBool), "[", op,
+              "] boolean alpha only supported for boolean results");
+}
+}  // namespace
+
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_int() == 1) return add(a, b);
+  if (is_one(alpha)) return add(a, b);
+  check_alpha(result_type(a, b), alpha, "add");
   return add(a, mul(b, alpha));
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_int() == 1) return sub(a, b);
+  if (is_one(alpha)) return sub(a, b);
+  check_alpha(result_type(a, b), alpha, "sub");
   return sub(a, mul(b, alpha));
 }
 
@@ -383,6 +400,7 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   kernel(kernels(self.device()).copy, self.device(), info.inplace_name)(self, result);
   self.storage()->bump_version();
   attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
+  mark_inplace(self);
   return self;
 }
 
@@ -403,21 +421,22 @@ void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
     if (n.next_edges()[1].valid()) r[1] = g[0];
     return r;
   });
+  mark_inplace(self);
 }
 
 }  // namespace
 
 Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_int() == 1)
-    return inplace_binary(BinaryOp::add, self, other);
+  if (is_one(alpha)) return inplace_binary(BinaryOp::add, self, other);
+  check_alpha(self.dtype(), alpha, "add_");
   return inplace_binary(BinaryOp::add, self, mul(other, alpha));
 }
 Tensor& add_(Tensor& self, const Scalar& other) {
   return inplace_binary(BinaryOp::add, self, other);
 }
 Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_int() == 1)
-    return inplace_binary(BinaryOp::sub, self, other);
+  if (is_one(alpha)) return inplace_binary(BinaryOp::sub, self, other);
+  check_alpha(self.dtype(), alpha, "sub_");
   return inplace_binary(BinaryOp::sub, self, mul(other, alpha));
 }
 Tensor& sub_(Tensor& self, const Scalar& other) {

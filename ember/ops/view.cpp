@@ -42,7 +42,8 @@ const OpInfo kViewOps[] = {
 // A tensor over self's storage with new geometry; remembers the base for is_view()/._base.
 Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   Tensor out(make_ref<TensorImpl>(self.storage(), self.dtype(), sizes, strides, offset));
-  out.impl()->set_view_base(self.is_view() ? self.impl()->view_base() : self.impl_ref());
+  const Ref<TensorImpl>& base = self.is_view() ? self.impl()->view_base() : self.impl_ref();
+  out.impl()->set_view_base(base, inplace_history(Tensor(base)));
   return out;
 }
 

@@ -47,6 +47,11 @@ nb::object make_size(IntArrayRef sizes) {
   return nb::steal(PyObject_CallOneArg(size_type.ptr(), tuple.ptr()));
 }
 
+bool is_size(nb::handle h) {
+  return size_type.is_valid() &&
+         Py_TYPE(h.ptr()) == reinterpret_cast<PyTypeObject*>(size_type.ptr());
+}
+
 void set_size_type(nb::handle type) {
   nb::module_::import_("ember._C").attr("_Size") = type;
   size_type = type;

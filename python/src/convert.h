@@ -40,6 +40,7 @@ inline nb::object wrap(Tensor t) { return nb::cast(std::move(t), nb::rv_policy::
 // ember.Size of the given sizes.
 nb::object make_size(IntArrayRef sizes);
 void set_size_type(nb::handle type);
+bool is_size(nb::handle h);  // an ember.Size
 
 }  // namespace ember::py
 

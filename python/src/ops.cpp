@@ -22,12 +22,6 @@ Tensor binary(
   type_error(std::string(name) + "(): expected at least one Tensor argument, got two numbers");
 }
 
-// b * alpha as one Scalar of the wider kind (int * int stays an int, as PyTorch computes it).
-Scalar scalar_product(const Scalar& b, const Scalar& alpha) {
-  if (b.is_floating() || alpha.is_floating()) return Scalar(b.to_double() * alpha.to_double());
-  return Scalar(b.to_int() * alpha.to_int());
-}
-
 nb::handle max_type;  // namedtuple ("values", "indices"), owned by the module (_max_type)
 
 Tensor to_impl(const Tensor& self,
@@ -79,8 +73,10 @@ void init_ops(nb::module_& m) {
     auto fn = [is_add](const Tensor& a, TensorOrScalar b, const Scalar& alpha) {
       const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
       if (!b.tensor) {
-        const Scalar s = unit ? b.scalar : scalar_product(b.scalar, alpha);
-        return is_add ? add(a, s) : sub(a, s);
+        if (unit) return is_add ? add(a, b.scalar) : sub(a, b.scalar);
+        // A 0-d tensor promotes as a Python number does, and the C++ op checks alpha.
+        const Tensor bt = scalar_tensor(b.scalar);
+        return is_add ? add(a, bt, alpha) : sub(a, bt, alpha);
       }
       return is_add ? add(a, *b.tensor, alpha) : sub(a, *b.tensor, alpha);
     };
@@ -189,8 +185,12 @@ void init_ops(nb::module_& m) {
           Tensor& t = nb::cast<Tensor&>(self);
           const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
           if (!b.tensor) {
-            const Scalar s = unit ? b.scalar : scalar_product(b.scalar, alpha);
-            is_add ? add_(t, s) : sub_(t, s);
+            if (unit) {
+              is_add ? add_(t, b.scalar) : sub_(t, b.scalar);
+            } else {
+              const Tensor bt = scalar_tensor(b.scalar);
+              is_add ? add_(t, bt, alpha) : sub_(t, bt, alpha);
+            }
           } else {
             is_add ? add_(t, *b.tensor, alpha) : sub_(t, *b.tensor, alpha);
           }

@@ -102,9 +102,9 @@ void release_tensor_class() { tensor_cls.reset(); }
 
 void init_tensor(nb::module_& m) {
   tensor_cls.emplace(m, "Tensor", nb::dynamic_attr(), nb::is_weak_referenceable());
-  // ember.Tensor(...) as torch.Tensor: no argument gives an empty float tensor, sizes give an
-  // uninitialised one, a tensor gives an alias without history (how Parameter(data) is built),
-  // a sequence gives a copy in the default float dtype.
+  // ember.Tensor(...) as torch.Tensor: no argument gives an empty float tensor, sizes (or an
+  // ember.Size) give an uninitialised one, a tensor gives an alias without history (how
+  // Parameter(data) is built), a sequence or an array gives a copy in the default float dtype.
   tensor_cls
       ->def("__init__",
             [](Tensor* self, nb::args args) {
@@ -112,8 +112,10 @@ void init_tensor(nb::module_& m) {
                 new (self) Tensor(empty({0}));
               } else if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
                 new (self) Tensor(detach(nb::cast<const Tensor&>(args[0])));
-              } else if (args.size() == 1 &&
-                         (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr()))) {
+              } else if (args.size() == 1 && !is_size(args[0]) &&
+                         (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr()) ||
+                          PyObject_HasAttrString(args[0].ptr(), "__array_interface__") ||
+                          PyObject_HasAttrString(args[0].ptr(), "__dlpack__"))) {
                 nb::object data = nb::module_::import_("ember").attr("tensor")(
                     args[0], nb::arg("dtype") = dtype_object(get_default_dtype()));
                 new (self) Tensor(nb::cast<Tensor>(data));

@@ -260,6 +260,23 @@ TEST(Engine, HookCanReplaceAndBeRemoved) {
   EXPECT_EQ(x.grad().to_vector<float>(), (V{2, 2}));
 }
 
+// A hook registered before an in-place op stays on the node it was registered on; removing it
+// must still find it there.
+TEST(Engine, HookRegisteredBeforeInPlaceOpCanBeRemoved) {
+  Tensor x = ember::tensor({1.0f}, leaf_options());
+  Tensor y = x * 1;
+  int calls = 0;
+  const int64_t id = y.register_hook([&](const Tensor&) {
+    ++calls;
+    return Tensor();
+  });
+  y.mul_(2.0);
+  y.remove_hook(id);
+  (y * 5).sum().backward();
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(x.grad().to_vector<float>(), (V{10}));
+}
+
 // y = k * a * b, written as a custom function that records what the context told it.
 struct ScaledMul : ember::Function<ScaledMul> {
   static inline std::vector<bool> needs;

@@ -279,3 +279,87 @@ def test_graph_is_freed_after_backward():
     for _ in range(5):
         (x.exp() * x).sum().backward()
     assert ember.memory_allocated() - before <= 2 * 1000 * 8 + 4096  # only x.grad remains
+
+
+def test_stale_view_after_inplace_on_base_is_refused():
+    x = leaf([1.0, 1.0, 1.0])
+    y = x * 1
+    v = y[0:2]
+    y.mul_(2)
+    with pytest.raises(NotImplementedError, match="stale"):
+        v.sum()
+    y[0:2].sum().backward()  # a view taken after the in-place op is fine
+    assert x.grad.tolist() == [2.0, 2.0, 0.0]
+
+
+def test_view_of_a_constant_that_an_inplace_op_made_differentiable_is_refused():
+    x = ember.zeros(2, dtype=ember.float64)
+    w = leaf([1.0, 1.0])
+    v = x[0:2]
+    x.add_(w)  # x now depends on w; v still carries x's old (constant) history
+    with pytest.raises(NotImplementedError, match="stale"):
+        (v * 1).sum()
+    (x[0:2] * 1).sum().backward()
+    assert w.grad.tolist() == [1.0, 1.0]
+
+
+def test_inplace_on_a_no_grad_view_of_a_differentiable_tensor_is_refused():
+    y = leaf([1.0, 2.0, 3.0]) * 2
+    with ember.no_grad():
+        v = y[0:2]
+    with pytest.raises(NotImplementedError, match="view"):
+        v.add_(1)
+    with ember.no_grad():
+        v.add_(1)  # allowed where nothing records
+    assert y.tolist() == [3.0, 5.0, 6.0]
+
+
+def test_retained_grad_and_hook_removal_follow_inplace_ops():
+    x = leaf([1.0])
+    y = x * 1
+    y.retain_grad()
+    calls = []
+    handle = y.register_hook(lambda g: calls.append(1))
+    y.mul_(2)
+    handle.remove()
+    (y * 5).sum().backward()
+    assert y.grad.tolist() == [5.0]  # the gradient of y's new value, as PyTorch
+    assert calls == [] and x.grad.tolist() == [10.0]
+    z = x * 1
+    z.retain_grad()
+    z.add_(1)
+    w = z * 3
+    del z  # the retained slot must not outlive its tensor
+    w.sum().backward()
+
+
+def test_recorded_inplace_on_a_view_is_refused_before_writing():
+    buf = ember.zeros(4, dtype=ember.float64)
+    w = leaf([1.0, 2.0])
+    with pytest.raises(NotImplementedError, match="view"):
+        buf[0:2] = w
+    assert buf.tolist() == [0.0] * 4 and buf._version == 0
+
+
+def test_leaf_hooks_apply_to_autograd_grad():
+    x = leaf([1.0])
+    x.register_hook(lambda g: g * 10)
+    (g,) = ember.autograd.grad((x * 3).sum(), x)
+    assert g.tolist() == [30.0]
+
+
+def test_very_deep_graph_is_freed_without_recursion():
+    x = leaf([1.0])
+    y = x
+    for _ in range(300_000):
+        y = y * 1.0
+    del y  # 300k nested destructors would overflow the stack
+
+
+def test_data_setter_swaps_the_values_keeping_autograd_state():
+    p = leaf([1.0, 2.0])
+    p.data = ember.tensor([5.0, 6.0], dtype=ember.float64)
+    assert p.tolist() == [5.0, 6.0] and p.requires_grad and p.is_leaf
+    p.grad = ember.ones(2, dtype=ember.float64)
+    p.data -= 0.5 * p.grad
+    assert p.tolist() == [4.5, 5.5]

@@ -37,3 +37,15 @@ def test_allocated_reserved_and_peak():
 def test_alignment_is_64_bytes():
     for n in (1, 3, 17, 1000, 12345):
         assert ember.empty(n).data_ptr() % 64 == 0
+
+
+def test_invalid_cache_limit_variable_is_ignored_with_a_message():
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, EMBER_CPU_CACHE_LIMIT_MB="lots")
+    code = "import ember; print(ember.ones(3).sum().item())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "3.0"
+    assert "ignoring EMBER_CPU_CACHE_LIMIT_MB=lots" in out.stderr

@@ -228,6 +228,8 @@ def test_hash_and_weakref():
 def test_tensor_constructor_forms():
     assert ember.Tensor().shape == (0,) and ember.Tensor().dtype == ember.float32
     assert ember.Tensor(2, 3).shape == (2, 3)
+    assert ember.Tensor(ember.Size([2, 3])).shape == (2, 3)
+    assert ember.Tensor(np.arange(3)).tolist() == [0.0, 1.0, 2.0]
     assert ember.Tensor([1, 2]).tolist() == [1.0, 2.0]
     x = ember.ones(2, requires_grad=True)
     alias = ember.Tensor(x)
@@ -235,12 +237,13 @@ def test_tensor_constructor_forms():
 
 
 def test_inplace_on_expanded_tensor_is_refused():
-    e = ember.zeros(1).expand(3)
+    base = ember.zeros(1)
+    e = base.expand(3)
     with pytest.raises(RuntimeError, match="single memory location"):
         e.add_(ember.tensor([1.0, 2.0, 3.0]))
     with pytest.raises(RuntimeError, match="single memory location"):
         e.fill_(1)
-    assert ember.zeros(1).tolist() == [0.0]
+    assert base.tolist() == [0.0] and base._version == 0  # refused before writing
 
 
 def test_alpha_keeps_integer_arithmetic_integer():
@@ -248,6 +251,21 @@ def test_alpha_keeps_integer_arithmetic_integer():
     assert ember.add(i, 3, alpha=2).tolist() == [7, 8]
     assert ember.add(i, 3, alpha=2).dtype == ember.int64
     assert i.sub_(1, alpha=2).tolist() == [-1, 0]
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        ember.add(i, 3, alpha=0.5)
+    assert ember.add(i.float(), 3, alpha=0.5).tolist() == [0.5, 1.5]
+
+
+def test_signed_integer_arithmetic_wraps_around():
+    big = ember.tensor([2**62], dtype=ember.int64)
+    assert (big * 4).tolist() == [0]
+    assert (big + big + big).tolist() == [-(2**62)]
+    i32 = ember.tensor([2**31 - 1], dtype=ember.int32)
+    assert (i32 + 1).tolist() == [-(2**31)]
+    lowest = ember.tensor([-(2**63)], dtype=ember.int64)
+    assert lowest.abs().tolist() == [-(2**63)] and (-lowest).tolist() == [-(2**63)]
+    # 3**40 = 12157665459056928801 does not fit in int64; it wraps to itself minus 2**64.
+    assert ember.tensor([3], dtype=ember.int64).pow(40).tolist() == [3**40 - 2**64]
 
 
 def test_set_num_threads_is_process_wide():

@@ -164,14 +164,30 @@ class GraphTask {
       Tensor& g = grads[hook.output_nr];
       if (!g.defined()) continue;
       Tensor replaced = hook.fn(g);
-      if (replaced.defined()) g = std::move(replaced);
+      if (replaced.defined()) g = check_hook_result(node, hook.output_nr, std::move(replaced));
     }
-    if (!grads.empty() && grads[0].defined()) node->run_leaf_hooks(grads[0]);
+    if (!grads.empty() && grads[0].defined()) {
+      node->run_leaf_hooks(grads[0]);
+      check_hook_result(node, 0, grads[0]);
+    }
     for (auto& [nr, impl] : node->retained) {
       if (!grads[nr].defined()) continue;
       AutogradMeta* meta = static_cast<AutogradMeta*>(impl->autograd_meta());
-      meta->grad = meta->grad.defined() ? add(meta->grad, grads[nr]) : grads[nr];
+      // A copy: the engine's buffer (or the user's gradient) must not become .grad itself.
+      meta->grad = meta->grad.defined() ? add(meta->grad, grads[nr]) : clone(grads[nr]);
     }
+  }
+
+  // A hook may replace a gradient, but not change what it is the gradient of.
+  static Tensor check_hook_result(Node* node, size_t nr, Tensor g) {
+    const TensorMeta& m = node->input_meta(nr);
+    EMBER_CHECK(g.sizes() == IntArrayRef(m.shape),
+                "[backward] a hook changed the size of the "
+                "gradient of ",
+                node->name(), " output ", nr, " from ", m.shape, " to ", g.sizes());
+    EMBER_CHECK(g.dtype() == m.dtype, "[backward] a hook changed the dtype of the gradient of ",
+                node->name(), " output ", nr, " from ", m.dtype, " to ", g.dtype());
+    return g;
   }
 
   // Zeros for the floating outputs that received no gradient, so formulas see only tensors.
@@ -313,7 +329,7 @@ void backward(const TensorList& tensors,
     const Tensor& g = captured[c.slot];
     if (!g.defined()) continue;
     AutogradMeta& m = ensure_autograd_meta(inputs[c.slot]);
-    m.grad = m.grad.defined() ? add(m.grad, g) : g;
+    m.grad = m.grad.defined() ? add(m.grad, g) : clone(g);
   }
 }
 

@@ -120,6 +120,16 @@ struct Function {
       outs = result;
     }
     if (any) {
+      // An output that is one of the inputs (forward returned its argument) becomes an alias:
+      // giving the input itself a grad_fn would cut it from its own history.
+      for (Tensor& o : outs) {
+        for (const Tensor* in : inputs) {
+          if (in->is_same(o)) {
+            o = Tensor(make_ref<TensorImpl>(o.storage(), o.dtype(), o.sizes(), o.strides(),
+                                            o.storage_offset()));
+          }
+        }
+      }
       std::vector<const Tensor*> diff;
       for (Tensor& o : outs) {
         bool nd = false;

@@ -112,7 +112,13 @@ Tensor Tensor::detach() const { return ember::detach(*this); }
 Tensor& Tensor::detach_() {
   if (AutogradMeta* m = autograd_meta(*this)) {
     EMBER_CHECK(!is_view(), "[detach_] can't detach views in-place. Use detach() instead.");
-    m->grad_fn.reset();
+    if (m->retains_grad && m->grad_fn) {
+      // The node must not keep a pointer to this tensor once they part.
+      auto& r = m->grad_fn->retained;
+      std::erase_if(r, [&](auto& p) { return p.second == impl(); });
+      m->retains_grad = false;
+    }
+    release_node(std::move(m->grad_fn));
     m->requires_grad = false;
     m->output_nr = 0;
   }

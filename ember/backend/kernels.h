@@ -33,6 +33,8 @@ struct KernelTable {
   // out = f(a, b); tensor operands have out's dtype (compare: out is bool) and broadcast to it.
   using Binary = void (*)(const Tensor& out, const Operand& a, const Operand& b);
   // dst = src converted to dst's dtype; src broadcasts to dst's shape.
+  // out = cond ? a : b; cond is bool, a and b have out's dtype; all broadcast to out.
+  using Where = void (*)(const Tensor& out, const Tensor& cond, const Operand& a, const Operand& b);
   using Copy = void (*)(const Tensor& dst, const Tensor& src);
   using Fill = void (*)(const Tensor& dst, const Scalar& value);
   // out has in's rank with size 1 in every dim marked in `dims` (bit d = dim d); out may have a
@@ -46,14 +48,17 @@ struct KernelTable {
   using Bmm = void (*)(const Tensor& out, const Tensor& a, const Tensor& b);
   // out[i] = start + i * step (arange), or linspace from start to end (symmetric rounding).
   using Range = void (*)(const Tensor& out, double start, double step_or_end, bool linspace);
-  // Fills out with samples: Uniform [a, b), Normal(mean a, std b), Integer [a, b).
-  using Random = void (*)(RandomDist dist, const Tensor& out, Generator& gen, double a, double b);
+  // Fills out with samples: Uniform [a, b), Normal(mean a, std b), Integer [a, b) (a and b
+  // exact int64 for Integer).
+  using Random = void (*)(
+      RandomDist dist, const Tensor& out, Generator& gen, const Scalar& a, const Scalar& b);
   using Randperm = void (*)(const Tensor& out, Generator& gen);
 
   Allocator* allocator = nullptr;  // memory for this device's tensors
   Unary unary[kNumUnaryOps] = {};
   Binary binary[kNumBinaryOps] = {};
   Binary compare[kNumCompareOps] = {};
+  Where where = nullptr;
   Copy copy = nullptr;
   Fill fill = nullptr;
   Reduce reduce = nullptr;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <type_traits>
 
@@ -37,15 +38,37 @@ class Scalar {
   bool to_bool() const { return kind_ == Kind::Float ? v_.d != 0 : v_.i != 0; }
 
   // The value converted to T, as a C cast would (bool: nonzero).
+  // The value converted to T as a C cast would (bool: nonzero); integers wrap around, as they
+  // do when PyTorch combines a tensor with a Python number.
   template <class T>
   T to() const {
     if constexpr (std::is_same_v<T, bool>) {
       return to_bool();
     } else if constexpr (std::is_integral_v<T>) {
-      return kind_ == Kind::Float ? static_cast<T>(v_.d) : static_cast<T>(v_.i);
+      return kind_ == Kind::Float ? static_cast<T>(int64_t(v_.d)) : static_cast<T>(v_.i);
     } else {
       return static_cast<T>(static_cast<opmath_t<T>>(to_double()));
     }
+  }
+
+  // As to<T>, but raises when the value does not fit T, as PyTorch's fill and full do ("value
+  // cannot be converted to type int32 without overflow"). Floats are truncated toward zero.
+  template <class T>
+  T checked_to() const {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const bool fits =
+          kind_ == Kind::Float
+              ? v_.d > double(std::numeric_limits<T>::lowest()) - 1.0 &&
+                    v_.d < double(std::numeric_limits<T>::max()) + 1.0  // false for NaN too
+              : v_.i >= int64_t(std::numeric_limits<T>::lowest()) &&
+                    (v_.i <= 0 || uint64_t(v_.i) <= uint64_t(std::numeric_limits<T>::max()));
+      if (!fits) {
+        detail::throw_error(ErrorKind::Runtime,
+                            detail::str("value ", *this, " cannot be converted to type ",
+                                        dtype_of<T>, " without overflow"));
+      }
+    }
+    return to<T>();
   }
 
   // The dtype this scalar would have as a tensor of its own: bool, int64 or float64.

@@ -14,8 +14,21 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 
 int64_t numel_of(IntArrayRef sizes) {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n),
+                "numel: integer multiplication overflow for "
+                "sizes ",
+                sizes);
+  }
   return n;
+}
+
+size_t storage_nbytes(int64_t numel, size_t itemsize) {
+  size_t bytes = 0;
+  EMBER_CHECK(numel >= 0 && !__builtin_mul_overflow(size_t(numel), itemsize, &bytes) &&
+                  bytes < (size_t(1) << 62),
+              "Storage size calculation overflowed: ", numel, " elements of ", itemsize, " bytes");
+  return bytes;
 }
 
 bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides) {
@@ -36,6 +49,24 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
                     " is out of range for a tensor of ", ndim, " dims (expected a dim in [", -n,
                     ", ", n - 1, "])");
   return dim < 0 ? dim + n : dim;
+}
+
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, const char* op) {
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, "[", op, "] sizes must be non-negative, got ", sizes);
+    if (s == 0) return 0;
+  }
+  int64_t last = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 1) continue;  // its stride is never used
+    EMBER_CHECK(strides[i] >= 0, "[", op, "] strides must be non-negative, got ", strides);
+    int64_t reach = 0;
+    EMBER_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) &&
+                    !__builtin_add_overflow(last, reach, &last),
+                "[", op, "] Storage size calculation overflowed with sizes=", sizes,
+                " and strides=", strides);
+  }
+  return last + 1;
 }
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
@@ -73,7 +104,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
       infer = int(i);
     } else {
       EMBER_CHECK(shape[i] >= 0, "[", op, "] invalid shape dimension ", shape[i], " in ", shape);
-      known *= shape[i];
+      EMBER_CHECK(!__builtin_mul_overflow(known, shape[i], &known), "[", op, "] shape ", shape,
+                  " overflows the number of elements");
     }
   }
   if (infer >= 0) {

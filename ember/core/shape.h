@@ -11,7 +11,10 @@ namespace ember {
 // Row-major strides: strides[i] = prod(sizes[i+1:]).
 DimVector contiguous_strides(IntArrayRef sizes);
 
+// Product of the sizes; raises if it does not fit in int64.
 int64_t numel_of(IntArrayRef sizes);
+// Bytes for `numel` elements of `itemsize` bytes; raises if that does not fit in size_t.
+size_t storage_nbytes(int64_t numel, size_t itemsize);
 
 // True when (sizes, strides) is row-major contiguous; dims of size 1 may have any stride.
 bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides);
@@ -20,6 +23,10 @@ bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides);
 // Out of range is an IndexError that names the op: "[sum] dim 3 is out of range for a tensor of
 // 2 dims (expected a dim in [-2, 1])".
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// Elements a storage needs for a tensor of (sizes, strides) at offset 0: 1 + the highest index
+// reached, 0 if there is no element. Raises for negative strides and on overflow.
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, const char* op);
 
 // PyTorch's broadcasting: align from the right, sizes must match or be 1.
 // "[add] shapes [2, 3] and [4] cannot be broadcast: size 3 vs 4 at dim 1"

@@ -20,8 +20,8 @@ void TensorImpl::set_data(const TensorImpl& src) {
   sizes_ = src.sizes_;
   strides_ = src.strides_;
   offset_ = src.offset_;
-  base_ = src.base_;
-  base_history_ = src.base_history_;
+  base_.reset();  // as PyTorch: x.data = y makes x look at y's memory, not a view of y's base
+  base_history_ = 0;
   refresh();
 }
 

@@ -38,7 +38,8 @@ class TensorImpl final : public RefCounted {
     return static_cast<char*>(storage_->data()) + offset_ * int64_t(itemsize(dtype_));
   }
 
-  // Makes this tensor look at other data (Python's `x.data = y`); autograd metadata stays.
+  // Makes this tensor look at other data (Python's `x.data = y`); autograd metadata stays and the
+  // tensor is not a view afterwards.
   void set_data(const TensorImpl& src);
 
   AutogradMetaBase* autograd_meta() const { return autograd_.get(); }

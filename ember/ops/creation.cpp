@@ -3,10 +3,12 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
 
@@ -43,8 +45,8 @@ Tensor random(RandomDist dist,
               IntArrayRef size,
               TensorOptions o,
               Generator* gen,
-              double a,
-              double b,
+              const Scalar& a,
+              const Scalar& b,
               const char* op) {
   TensorOptions no_grad_opts = o.requires_grad(false);
   Tensor out = empty(size, no_grad_opts);
@@ -97,7 +99,7 @@ Tensor empty(IntArrayRef size, TensorOptions o) {
   check_size(size, "empty");
   const DType dt = o.dtype_ ? *o.dtype_ : get_default_dtype();
   Allocator* alloc = kernel(kernels(o.device_).allocator, o.device_, "empty");
-  auto storage = make_ref<Storage>(size_t(numel_of(size)) * itemsize(dt), alloc);
+  auto storage = make_ref<Storage>(storage_nbytes(numel_of(size), itemsize(dt)), alloc);
   Tensor t(make_ref<TensorImpl>(std::move(storage), dt, size, contiguous_strides(size), 0));
   return finish(std::move(t), o);
 }
@@ -107,16 +109,9 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions o) {
   EMBER_CHECK(size.size() == stride.size(), "[empty_strided] got ", size.size(), " sizes and ",
               stride.size(), " strides");
   const DType dt = o.dtype_ ? *o.dtype_ : get_default_dtype();
-  int64_t extent = 1;  // elements the storage must hold
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (size[i] - 1) * stride[i];
-  }
+  const int64_t extent = storage_extent(size, stride, "empty_strided");
   auto storage =
-      make_ref<Storage>(size_t(extent) * itemsize(dt),
+      make_ref<Storage>(storage_nbytes(extent, itemsize(dt)),
                         kernel(kernels(o.device_).allocator, o.device_, "empty_strided"));
   return finish(Tensor(make_ref<TensorImpl>(std::move(storage), dt, size, stride, 0)), o);
 }
@@ -125,6 +120,7 @@ namespace {
 // full/zeros/ones: `op` names the caller in errors.
 Tensor filled(IntArrayRef size, const Scalar& value, TensorOptions o, const char* op) {
   check_size(size, op);
+  check_fill_value(value, o.dtype_.value_or(get_default_dtype()), op);
   Tensor t = empty(size, o.requires_grad(false));
   kernel(kernels(t.device()).fill, t.device(), op)(t, value);
   return finish(t, o);
@@ -193,11 +189,30 @@ Tensor randn(IntArrayRef size, TensorOptions o, Generator* gen) {
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions o, Generator* gen) {
   EMBER_CHECK(low < high, "[randint] expected low < high, got low=", low, ", high=", high);
   if (!o.dtype_) o.dtype_ = kInt64;
-  return random(RandomDist::Integer, size, o, gen, double(low), double(high), "randint");
+  const DType dt = *o.dtype_;
+  if (is_integral(dt) || dt == kBool) {
+    // [low, high) must fit the dtype, as PyTorch checks ("from/to is out of bounds").
+    const bool fits = dispatch_dtype(dt, "randint", [&]<class T>() {
+      return low >= int64_t(std::numeric_limits<T>::lowest()) &&
+             high - 1 <= int64_t(std::numeric_limits<T>::max());
+    });
+    EMBER_CHECK(fits, "[randint] the range [", low, ", ", high, ") is out of bounds for dtype ",
+                dt);
+  }
+  return random(RandomDist::Integer, size, o, gen, low, high, "randint");
 }
 Tensor randperm(int64_t n, TensorOptions o, Generator* gen) {
   EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
   if (!o.dtype_) o.dtype_ = kInt64;
+  if (is_floating(*o.dtype_)) {
+    // Every value 0..n-1 must be exact, or the permutation would repeat values.
+    const int digits = *o.dtype_ == kFloat16    ? 11
+                       : *o.dtype_ == kBFloat16 ? 8
+                       : *o.dtype_ == kFloat32  ? 24
+                                                : 53;
+    EMBER_CHECK(n <= (int64_t(1) << digits) + 1, "[randperm] n must be at most ",
+                (int64_t(1) << digits) + 1, " for dtype ", *o.dtype_, ", got ", n);
+  }
   Tensor t = empty({n}, o.requires_grad(false));
   kernel(kernels(t.device()).randperm, t.device(), "randperm")(t, gen_or_default(gen));
   return finish(t, o);
@@ -264,13 +279,8 @@ Tensor from_blob(void* data,
                  Device device) {
   EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] got ", sizes.size(), " sizes and ",
               strides.size(), " strides");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0, "[from_blob] negative size in ", sizes);
-    if (sizes[i] == 0) extent = 0;
-    if (extent) extent += (sizes[i] - 1) * strides[i];
-  }
-  auto storage = make_ref<Storage>(data, size_t(extent) * itemsize(dtype), device, deleter);
+  const int64_t extent = storage_extent(sizes, strides, "from_blob");
+  auto storage = make_ref<Storage>(data, storage_nbytes(extent, itemsize(dtype)), device, deleter);
   return Tensor(make_ref<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 

@@ -49,6 +49,7 @@ std::vector<OpInfo> make_op_infos() {
   v.push_back({"sub_", OpKind::Inplace, kNumericTypes, true});
   v.push_back({"mul_", OpKind::Inplace, kAllTypes, true});
   v.push_back({"div_", OpKind::Inplace, kFloatingTypes, true});
+  v.push_back({"where", OpKind::Other, kAllTypes, true});
   v.push_back({"zero_", OpKind::Inplace, kAllTypes, true});
   v.push_back({"fill_", OpKind::Inplace, kAllTypes, true});
   v.push_back({"copy_", OpKind::Inplace, kAllTypes, true});
@@ -174,6 +175,14 @@ void record_binary(const char* name,
          });
 }
 
+// What PyTorch refuses outright for a tensor op a Python number: integer tensors to negative
+// integer powers (the result would be 0 or 1 by truncation, almost never what was meant).
+void check_scalar_operand(BinaryOp op, const Tensor& a, const Scalar& b) {
+  if (op == BinaryOp::pow && !is_floating(a.dtype()) && !b.is_floating()) {
+    EMBER_CHECK(b.to_int() >= 0, "[pow] Integers to negative integer powers are not allowed.");
+  }
+}
+
 // A scalar operand as a 0-d tensor, for backward formulas (only built when recording).
 Tensor wrap(const Scalar& s, const Tensor& like) {
   return scalar_tensor(s, TensorOptions(like.dtype()).device(like.device()));
@@ -259,6 +268,7 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
   }                                                                                             \
   Tensor name(const Tensor& a, const Scalar& b) {                                               \
     const auto& info = kBinary[int(BinaryOp::name)];                                            \
+    check_scalar_operand(BinaryOp::name, a, b);                                                 \
     Tensor out =                                                                                \
         binary_ts(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b, false);   \
     if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out);  \
@@ -317,18 +327,78 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   return sub(a, mul(b, alpha));
 }
 
+// ---- where ------------------------------------------------------------------------------------
+
+namespace {
+
+// cond ? a : b; `a` and `b` are Tensors or Scalars, promoted together as a binary op's operands.
+template <class A, class B>
+Tensor where_impl(const Tensor& cond, const A& a, const B& b) {
+  EMBER_CHECK(cond.dtype() == kBool,
+              "[where] expected condition to be a boolean tensor, but got "
+              "a tensor with dtype ",
+              cond.dtype());
+  constexpr bool a_tensor = std::is_same_v<A, Tensor>, b_tensor = std::is_same_v<B, Tensor>;
+  DType dt;
+  DimVector shape(cond.sizes().data(), cond.sizes().size());
+  if constexpr (a_tensor && b_tensor) {
+    dt = result_type(a, b);
+    shape = broadcast_shapes(shape, broadcast_shapes(a.sizes(), b.sizes(), "where"), "where");
+  } else if constexpr (a_tensor) {
+    dt = result_type(a, b);
+    shape = broadcast_shapes(shape, a.sizes(), "where");
+  } else {
+    dt = result_type(b, a);
+    shape = broadcast_shapes(shape, b.sizes(), "where");
+  }
+  const Device dev = cond.device();
+  if constexpr (a_tensor) check_same_device(cond, a, "where");
+  if constexpr (b_tensor) check_same_device(cond, b, "where");
+  Tensor out = new_output(shape, dt, dev);
+  kernel(kernels(dev).where, dev, "where")(out, cond, Operand(cast(a, dt)), Operand(cast(b, dt)));
+  bool grad = false;
+  if constexpr (a_tensor) grad |= any_requires_grad(a);
+  if constexpr (b_tensor) grad |= any_requires_grad(b);
+  if (grad && is_floating(dt)) {
+    const Tensor none;
+    const Tensor* ta = nullptr;
+    const Tensor* tb = nullptr;
+    if constexpr (a_tensor) ta = &a;
+    if constexpr (b_tensor) tb = &b;
+    record("WhereBackward0", {ta ? ta : &none, tb ? tb : &none}, {&out},
+           [sc = SavedTensor(cond)](TensorList& g, Node& n) {
+             const Tensor c = sc.unpack(n);
+             TensorList r(2);
+             if (n.next_edges()[0].valid()) r[0] = where(c, g[0], Scalar(0));
+             if (n.next_edges()[1].valid()) r[1] = where(c, Scalar(0), g[0]);
+             return r;
+           });
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return where_impl(cond, a, b);
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where_impl(cond, a, b);
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where_impl(cond, a, b);
+}
+
 namespace detail {
 
 Tensor pow_base_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
-  // d/da a^b = b * a^(b-1); written as b * a^(b-1) so that b = 0 gives 0, not 0 * inf.
-  return g * b * pow(a, b - 1);
+  // d/da a^b = b * a^(b-1), and 0 where b == 0 (a^(b-1) may be inf there: 0 * inf is nan).
+  return where(eq(b, 0), Scalar(0), g * b * pow(a, b - 1));
 }
 
 Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) {
   // d/db a^b = a^b * log(a); PyTorch defines it as 0 where a == 0 and b >= 0.
-  Tensor logs = log(a);
-  Tensor mask = eq(a, 0) * ge(b, 0);
-  return g * out * (logs * (1 - mask));
+  return where(eq(a, 0) * ge(b, 0), Scalar(0), g * out * log(a));
 }
 
 }  // namespace detail
@@ -337,6 +407,31 @@ Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, cons
 // ------------------------------------------------------------------------------------
 
 namespace {
+
+// True when `a` and `b` share memory without being the same elements in the same order: an
+// in-place op reading one while writing the other would see half-updated values.
+bool partially_overlaps(const Tensor& a, const Tensor& b) {
+  if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
+  if (a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides()) {
+    return false;  // the same elements: each is read before it is written
+  }
+  auto span = [](const Tensor& t) {
+    int64_t last = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) last += (t.sizes()[d] - 1) * t.strides()[d];
+    const char* begin = static_cast<const char*>(t.data_ptr());
+    return std::pair{begin, begin + (last + 1) * int64_t(t.element_size())};
+  };
+  const auto [a0, a1] = span(a);
+  const auto [b0, b1] = span(b);
+  return a0 < b1 && b0 < a1;
+}
+
+void check_no_partial_overlap(const Tensor& self, const Tensor& input, const char* op) {
+  EMBER_CHECK(!partially_overlaps(self, input), "[", op,
+              "] unsupported operation: some elements "
+              "of the input tensor and the written-to tensor refer to a single memory location. "
+              "Please clone() the tensor before performing the operation.");
+}
 
 // In-place ops may not write one memory location through two elements (expanded tensors):
 // the result would depend on the order of the writes. PyTorch refuses the same.
@@ -362,8 +457,9 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   check_no_internal_overlap(self, info.inplace_name);
   bool other_requires_grad = false;
   if constexpr (std::is_same_v<Other, Tensor>) {
+    other_requires_grad = any_requires_grad(other);
     check_same_device(self, other, info.inplace_name);
-    other_requires_grad = other.requires_grad();
+    check_no_partial_overlap(self, other, info.inplace_name);
     const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), info.inplace_name);
     EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "[", info.inplace_name, "] output with shape ",
                 self.sizes(), " doesn't match the broadcast shape ", shape);
@@ -371,7 +467,7 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   const DType dt = compute_dtype(info, result_type(self, other));
   EMBER_CHECK(can_cast(dt, self.dtype()), "[", info.inplace_name, "] result type ", dt,
               " can't be cast to the desired output type ", self.dtype());
-  const bool recording = GradMode::is_enabled() && (self.requires_grad() || other_requires_grad);
+  const bool recording = any_requires_grad(self) || other_requires_grad;
   check_inplace(self, info.inplace_name, recording);
   if (!recording) {
     const auto& k = kernels(self.device());
@@ -455,9 +551,14 @@ Tensor& div_(Tensor& self, const Scalar& other) {
   return inplace_binary(BinaryOp::div, self, other);
 }
 
+void check_fill_value(const Scalar& value, DType dtype, const char* op) {
+  dispatch_dtype(dtype, op, [&]<class T>() { (void)value.checked_to<T>(); });
+}
+
 Tensor& fill_(Tensor& self, const Scalar& value) {
+  check_fill_value(value, self.dtype(), "fill_");
   check_no_internal_overlap(self, "fill_");
-  const bool recording = GradMode::is_enabled() && self.requires_grad();
+  const bool recording = any_requires_grad(self);
   check_inplace(self, "fill_", recording);
   kernel(kernels(self.device()).fill, self.device(), "fill_")(self, value);
   self.storage()->bump_version();
@@ -467,7 +568,7 @@ Tensor& fill_(Tensor& self, const Scalar& value) {
 
 Tensor& zero_(Tensor& self) {
   check_no_internal_overlap(self, "zero_");
-  const bool recording = GradMode::is_enabled() && self.requires_grad();
+  const bool recording = any_requires_grad(self);
   check_inplace(self, "zero_", recording);
   kernel(kernels(self.device()).fill, self.device(), "zero_")(self, 0);
   self.storage()->bump_version();
@@ -477,11 +578,17 @@ Tensor& zero_(Tensor& self) {
 
 Tensor& copy_(Tensor& self, const Tensor& src) {
   check_no_internal_overlap(self, "copy_");
-  const bool recording = GradMode::is_enabled() && (self.requires_grad() || src.requires_grad());
+  // Before anything is written: any_requires_grad also refuses stale views (Note [Views and
+  // in-place history]).
+  const bool recording = any_requires_grad(self, src);
   check_inplace(self, "copy_", recording);
   EMBER_CHECK(is_expandable_to(src.sizes(), self.sizes()), "[copy_] the source of shape ",
               src.sizes(), " cannot be broadcast to the destination of shape ", self.sizes());
-  if (self.is_same(src)) return self;
+  check_no_partial_overlap(self, src, "copy_");
+  if (self.data_ptr() == src.data_ptr() && self.sizes() == src.sizes() &&
+      self.strides() == src.strides() && self.dtype() == src.dtype()) {
+    return self;  // copying a tensor onto itself
+  }
   // Across devices, the non-CPU backend moves the bytes.
   const Device dev = self.device().is_cpu() ? src.device() : self.device();
   kernel(kernels(dev).copy, dev, "copy_")(self, src);

@@ -19,6 +19,11 @@ EMBER_BINARY_OPS(EMBER_DECLARE_BINARY)
 EMBER_COMPARE_OPS(EMBER_DECLARE_BINARY)
 #undef EMBER_DECLARE_BINARY
 
+// cond ? a : b elementwise, with broadcasting; a and b promote as a binary op's operands.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+
 // a + alpha * b, a - alpha * b.
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
@@ -39,6 +44,8 @@ Tensor& div_(Tensor& self, const Tensor& other);
 Tensor& div_(Tensor& self, const Scalar& other);
 Tensor& zero_(Tensor& self);
 Tensor& fill_(Tensor& self, const Scalar& value);
+// Raises if `value` does not fit `dtype` (fill_ and full store it; arithmetic wraps instead).
+void check_fill_value(const Scalar& value, DType dtype, const char* op);
 Tensor& copy_(Tensor& self, const Tensor& src);
 
 namespace detail {

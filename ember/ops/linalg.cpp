@@ -112,7 +112,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da >= 3 && db <= 2) {
     // Fold a's batch dims into its rows: one big matrix product.
     DimVector out_shape(a.sizes().data(), size_t(da - 1));
-    const Tensor rows = reshape(a, {-1, ka});
+    const Tensor rows = reshape(a, {numel_of(out_shape), ka});  // -1 cannot be inferred if ka == 0
     if (db == 1) return view(mm(rows, unsqueeze(b, 1)), out_shape);
     out_shape.push_back(b.sizes()[1]);
     return view(mm(rows, b), out_shape);

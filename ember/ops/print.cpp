@@ -56,7 +56,10 @@ void collect(const Tensor& t,
   const int64_t size = t.sizes()[dim], stride = t.strides()[dim];
   const int64_t edge = options.edgeitems;
   for (int64_t i = 0; i < size; ++i) {
-    if (summarize && size > 2 * edge && i == edge) i = size - edge;
+    if (summarize && size > 2 * edge && i == edge) {
+      i = size - edge;
+      if (i >= size) break;  // edgeitems = 0: nothing is shown
+    }
     collect(t, read, dim + 1, base + i * stride, summarize, out);
   }
 }
@@ -135,8 +138,9 @@ std::string vector_str(const Tensor& t,
   std::vector<std::string> data;
   for (int64_t i = 0; i < size; ++i) {
     if (summarize && size > 2 * edge && i == edge) {
-      data.push_back(" ...");
+      data.push_back(edge ? " ..." : "...");
       i = size - edge;
+      if (i >= size) break;
     }
     data.push_back(f.format(read(base + i * stride)));
   }
@@ -169,6 +173,7 @@ std::string tensor_str(const Tensor& t,
     if (summarize && size > 2 * edge && i == edge) {
       slices.push_back("...");
       i = size - edge;
+      if (i >= size) break;
     }
     slices.push_back(tensor_str(t, read, f, dim + 1, base + i * stride, indent + 1, summarize));
   }
@@ -205,6 +210,7 @@ std::string Tensor::repr() const {
     if (dtype() != dflt) suffixes.push_back(cat("dtype=ember.", dtype_name(dtype())));
     body = "[]";
   } else {
+    if (options.edgeitems == 0) suffixes.push_back(cat("size=", sizes_tuple(sizes())));
     if (!default_dtype) suffixes.push_back(cat("dtype=ember.", dtype_name(dtype())));
     const Tensor host = device().is_cpu() ? *this : detach().to(kCPU);
     const Reader read{host};

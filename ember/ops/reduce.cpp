@@ -113,10 +113,16 @@ Tensor mean_impl(const Tensor& self,
               dt);
   const Tensor in = cast(self, dtype);
   const int64_t count = reduced_count(in.sizes(), mask);
-  Tensor out = reduce_nograd(ReduceOp::Sum, in, mask, keepdim, dt, "mean");
+  Tensor out;
   {
     NoGradGuard no_grad;
+    // 16-bit floats are summed and divided in float32: the sum or the count alone may not fit
+    // (float16 stops at 65504).
+    const bool narrow = dt == kFloat16 || dt == kBFloat16;
+    out = reduce_nograd(ReduceOp::Sum, narrow ? to_dtype(in, kFloat32) : in, mask, keepdim,
+                        narrow ? kFloat32 : dt, "mean");
     div_(out, Scalar(double(count)));
+    if (narrow) out = to_dtype(out, dt);
   }
   if (any_requires_grad(in)) {
     record(backward_name, {&in}, {&out},
@@ -166,6 +172,7 @@ Tensor max(const Tensor& self) {
 }
 
 std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_CHECK(self.dim() <= 64, "[max] supports tensors of at most 64 dims, got ", self.dim());
   const int64_t d = wrap_dim(dim, self.dim(), "max");
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   EMBER_CHECK_INDEX(size > 0, "[max] expected reduction dim ", d,

@@ -181,6 +181,8 @@ Tensor expand(const Tensor& self, IntArrayRef shape) {
   for (int64_t i = nd - 1; i >= 0; --i) {
     const int64_t j = i - (nd - sd);  // the matching dim of self, if any
     const int64_t want = shape[i];
+    EMBER_CHECK(want >= -1, "[expand] invalid size ", want, " in ", shape,
+                " (sizes must be >= 0, or -1 to keep a dim)");
     if (j < 0) {
       EMBER_CHECK(want >= 0, "[expand] the expanded size of the tensor (", want,
                   ") isn't allowed in a leading, non-existing dimension ", i);
@@ -334,17 +336,11 @@ Tensor as_strided(const Tensor& self,
               "shape: ",
               size.size(), " sizes, ", stride.size(), " strides");
   const int64_t offset = storage_offset.value_or(self.storage_offset());
-  int64_t last = offset;  // highest element index touched
-  bool empty_view = false;
-  for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(size[i] >= 0 && stride[i] >= 0, "[as_strided] negative size or stride: size ", size,
-                ", stride ", stride);
-    if (size[i] == 0) empty_view = true;
-    last += (size[i] - 1) * stride[i];
-  }
-  EMBER_CHECK(empty_view || size_t(last + 1) * itemsize(self.dtype()) <= self.storage()->nbytes(),
-              "[as_strided] setting a storage of ",
-              self.storage()->nbytes() / itemsize(self.dtype()), " elements to size ", size,
+  EMBER_CHECK(offset >= 0, "[as_strided] invalid storage offset ", offset);
+  const int64_t extent = storage_extent(size, stride, "as_strided");
+  const int64_t available = int64_t(self.storage()->nbytes() / itemsize(self.dtype()));
+  EMBER_CHECK(extent == 0 || (extent <= available && offset <= available - extent),
+              "[as_strided] setting a storage of ", available, " elements to size ", size,
               ", stride ", stride, " and offset ", offset, " reads out of bounds");
   EMBER_CHECK(!any_requires_grad(self),
               "[as_strided] the backward of as_strided is not "

@@ -97,8 +97,7 @@ struct PyFunctionNode final : Node {
       } else if (nb::isinstance<Tensor>(g)) {
         out.push_back(nb::cast<Tensor>(g));
       } else {
-        type_error("[" + name_ + "] backward must return Tensors or None, got " +
-                   nb::cast<std::string>(nb::str(nb::handle(g.type()).attr("__name__"))));
+        type_error("[" + name_ + "] backward must return Tensors or None, got " + py_type_name(g));
       }
     }
     return out;
@@ -141,7 +140,12 @@ nb::list attach_function(nb::handle ctx,
   std::vector<const Tensor*> diff;
   for (const Tensor& t : outs) {
     bool nd = !t.is_floating_point();
-    for (nb::handle h : non_differentiable) nd |= nb::cast<const Tensor&>(h).is_same(t);
+    for (nb::handle h : non_differentiable) {
+      if (!nb::isinstance<Tensor>(h)) {
+        type_error("mark_non_differentiable() only accepts tensors, got " + py_type_name(h));
+      }
+      nd |= nb::cast<const Tensor&>(h).is_same(t);
+    }
     if (!nd) diff.push_back(&t);
   }
   set_history(node, inputs, diff);
@@ -149,6 +153,9 @@ nb::list attach_function(nb::handle ctx,
     if (s.is_none()) {
       node->saved.emplace_back();
       continue;
+    }
+    if (!nb::isinstance<Tensor>(s)) {
+      type_error("save_for_backward() only accepts tensors or None, got " + py_type_name(s));
     }
     const Tensor& t = nb::cast<const Tensor&>(s);
     int64_t output_nr = -1;

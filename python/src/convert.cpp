@@ -12,6 +12,19 @@ nb::handle dtype_object(DType t) { return dtype_objects[int(t)]; }
 
 void type_error(const std::string& msg) { throw nb::type_error(msg.c_str()); }
 
+std::string py_type_name(nb::handle h) {
+  return nb::cast<std::string>(nb::str(nb::handle(h.type()).attr("__name__")));
+}
+
+Device device_arg(nb::handle h) {
+  if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
+  if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string>(h));
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    return Device(DeviceType::CUDA, int8_t(to_int64(h, "device")));
+  }
+  type_error("device must be an ember.device, a string or an int, got " + py_type_name(h));
+}
+
 int64_t to_int64(nb::handle h, const char* what) {
   if (PyLong_CheckExact(h.ptr())) {
     int overflow = 0;
@@ -24,8 +37,7 @@ int64_t to_int64(nb::handle h, const char* what) {
   } else if (PyBool_Check(h.ptr())) {
     return h.ptr() == Py_True;
   }
-  type_error(std::string(what) + " must be an int, got " +
-             nb::cast<std::string>(nb::str(nb::handle(h.type()).attr("__name__"))));
+  type_error(std::string(what) + " must be an int, got " + py_type_name(h));
 }
 
 DimVector shape_from_args(const nb::args& args, const char* op) {

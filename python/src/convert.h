@@ -35,6 +35,20 @@ DimVector shape_from_args(const nb::args& args, const char* op);
 // A Python int (or an object with __index__) as int64; TypeError otherwise.
 int64_t to_int64(nb::handle h, const char* what);
 
+// The type name of a Python object, for error messages.
+std::string py_type_name(nb::handle h);
+// `h` as T, or a TypeError: "<what> must be <expected>, got <type>".
+template <class T>
+T arg_cast(nb::handle h, const char* what, const char* expected) {
+  T value{};
+  if (!nb::try_cast<T>(h, value)) {
+    type_error(std::string(what) + " must be " + expected + ", got " + py_type_name(h));
+  }
+  return value;
+}
+// A device from an ember.device, a string such as "cpu" or "cuda:1", or a CUDA index.
+Device device_arg(nb::handle h);
+
 // Wraps a Tensor for Python (moves it into a new Python object).
 inline nb::object wrap(Tensor t) { return nb::cast(std::move(t), nb::rv_policy::move); }
 // ember.Size of the given sizes.

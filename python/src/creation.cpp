@@ -22,6 +22,9 @@ bool is_sequence(nb::handle h) { return PyList_Check(h.ptr()) || PyTuple_Check(h
 // Walks the nested data once: finds the shape and the widest kind of number in it.
 void infer(nb::handle h, size_t depth, DimVector& shape, Kind& kind, bool& seen) {
   if (is_sequence(h)) {
+    EMBER_CHECK_VALUE(depth < 64,
+                      "[tensor] too many dimensions: the data is nested more than 64 "
+                      "lists deep");
     const int64_t n = int64_t(PySequence_Fast_GET_SIZE(h.ptr()));
     if (!seen && depth == shape.size()) shape.push_back(n);
     EMBER_CHECK_VALUE(depth < shape.size() && shape[depth] == n,
@@ -55,8 +58,7 @@ void infer(nb::handle h, size_t depth, DimVector& shape, Kind& kind, bool& seen)
   if (PyFloat_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float)) {
     return widen(Kind::Float);
   }
-  type_error("[tensor] could not infer dtype of " +
-             nb::cast<std::string>(nb::str(nb::handle(h.type()).attr("__name__"))));
+  type_error("[tensor] could not infer dtype of " + py_type_name(h));
 }
 
 template <class T>
@@ -73,7 +75,7 @@ void fill(nb::handle h, T*& out) {
   } else if (!nb::try_cast<Scalar>(h, s)) {
     type_error("[tensor] expected a number");
   }
-  *out++ = s.to<T>();
+  *out++ = s.checked_to<T>();
 }
 
 Tensor tensor_from_data(nb::handle data,
@@ -171,7 +173,8 @@ void init_creation(nb::module_& m) {
                          "(low, high, size)");
         const int64_t low = args.size() == 3 ? to_int64(args[0], "low") : 0;
         const int64_t high = to_int64(args[args.size() - 2], "high");
-        const DimVector size = nb::cast<DimVector>(args[args.size() - 1]);
+        const DimVector size =
+            arg_cast<DimVector>(args[args.size() - 1], "randint(): size", "a tuple of ints");
         return randint(low, high, size, options(dt, dev, rg), gen);
       },
       nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(),

@@ -129,10 +129,17 @@ void init_interop(nb::module_& m) {
       "from_numpy",
       [](nb::handle arr) {
         if (!is_numpy_array(arr)) {
-          type_error("expected np.ndarray (got " +
-                     nb::cast<std::string>(nb::str(nb::handle(arr.type()).attr("__name__"))) + ")");
+          type_error("expected np.ndarray (got " + py_type_name(arr) + ")");
         }
-        return tensor_from_array(nb::cast<InArray>(arr));
+        InArray a;
+        if (!nb::try_cast(arr, a)) {
+          type_error(
+              "can't convert np.ndarray of type " +
+              nb::cast<std::string>(nb::steal<nb::str>(PyObject_Str(arr.attr("dtype").ptr()))) +
+              ". The only supported types are: float64, float32, float16, int64, int32, "
+              "int16, int8, uint8, and bool.");
+        }
+        return tensor_from_array(a);
       },
       nb::arg("ndarray"));
   m.def(
@@ -142,7 +149,7 @@ void init_interop(nb::module_& m) {
         InArray arr;
         if (!nb::try_cast(obj, arr)) {
           type_error("from_dlpack: expected an object with __dlpack__ (or a DLPack capsule), got " +
-                     nb::cast<std::string>(nb::str(nb::handle(obj.type()).attr("__name__"))));
+                     py_type_name(obj));
         }
         return wrap(tensor_from_array(arr));
       },
@@ -153,9 +160,21 @@ void init_interop(nb::module_& m) {
       .def(
           "__array__",
           [](const Tensor& t, nb::handle dtype, nb::handle copy) {
+            // NumPy 2's protocol: copy=True must copy, copy=False must not (or raise).
             nb::object arr = numpy(t, false);
-            if (!dtype.is_none()) arr = arr.attr("astype")(dtype);
-            return arr;
+            const bool must_copy =
+                copy.is_valid() && !copy.is_none() && PyObject_IsTrue(copy.ptr());
+            const bool no_copy = copy.is_valid() && !copy.is_none() && !PyObject_IsTrue(copy.ptr());
+            if (!dtype.is_none()) {
+              nb::object converted = arr.attr("astype")(dtype, nb::arg("copy") = false);
+              if (no_copy && !converted.is(arr)) {
+                throw nb::value_error(
+                    "__array__: converting the dtype needs a copy, but "
+                    "copy=False was given");
+              }
+              return must_copy && converted.is(arr) ? arr.attr("copy")() : converted;
+            }
+            return must_copy ? arr.attr("copy")() : arr;
           },
           nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
       .def("__dlpack__",

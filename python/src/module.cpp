@@ -27,6 +27,9 @@ NB_MODULE(_C, m) {
           break;
       }
       PyErr_SetString(type, e.what());
+    } catch (const nb::cast_error&) {
+      // A Python value that a binding could not convert: the caller passed the wrong type.
+      PyErr_SetString(PyExc_TypeError, "an argument has the wrong type for this ember function");
     }
   });
   py::init_types(m);

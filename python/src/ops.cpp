@@ -83,6 +83,21 @@ void init_ops(nb::module_& m) {
     m.def(name, fn, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
     cls.def(name, fn, nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
   }
+  m.def(
+      "where",
+      [](const Tensor& cond, TensorOrScalar a, TensorOrScalar b) {
+        if (a.tensor && b.tensor) return where(cond, *a.tensor, *b.tensor);
+        if (a.tensor) return where(cond, *a.tensor, b.scalar);
+        if (b.tensor) return where(cond, a.scalar, *b.tensor);
+        return where(cond, scalar_tensor(a.scalar), b.scalar);
+      },
+      nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& cond, TensorOrScalar other) {
+        return other.tensor ? where(cond, self, *other.tensor) : where(cond, self, other.scalar);
+      },
+      nb::arg("condition"), nb::arg("other"));
   def_both(
       m, "true_divide",
       [](const Tensor& a, TensorOrScalar b) {
@@ -228,7 +243,11 @@ void init_ops(nb::module_& m) {
                           "[fill_] only supports 0-dimension value tensor but "
                           "got tensor with ",
                           v.tensor->dim(), " dimensions");
-              fill_(t, v.tensor->item());
+              if (any_requires_grad(*v.tensor)) {
+                copy_(t, v.tensor->expand(t.sizes()));  // the value's gradient flows, as PyTorch
+              } else {
+                fill_(t, v.tensor->item());
+              }
             } else {
               fill_(t, v.scalar);
             }
@@ -343,6 +362,10 @@ void init_ops(nb::module_& m) {
         DimVector dims;
         for (int64_t d : *dim) dims.push_back(wrap_dim(d, t.dim(), "squeeze"));
         std::sort(dims.begin(), dims.end());
+        for (size_t i = 1; i < dims.size(); ++i) {
+          EMBER_CHECK(dims[i] != dims[i - 1], "[squeeze] dim ", dims[i],
+                      " appears multiple times in the list of dims");
+        }
         for (size_t i = dims.size(); i-- > 0;) out = squeeze(out, dims[i]);
         return out;
       },
@@ -405,11 +428,11 @@ void init_ops(nb::module_& m) {
         dtype = nb::cast<const Tensor&>(a).dtype();
         device = nb::cast<const Tensor&>(a).device();
       } else if (nb::isinstance<DTypeObject>(a)) {
-        dtype = nb::cast<DType>(a);
+        dtype = arg_cast<DType>(a, "dtype", "an ember.dtype");
       } else if (a.is_none()) {
         continue;
       } else if (nb::isinstance<Device>(a) || nb::isinstance<nb::str>(a)) {
-        device = nb::cast<Device>(a);
+        device = device_arg(a);
       } else if (PyBool_Check(a.ptr())) {
         continue;  // non_blocking
       } else {
@@ -419,11 +442,11 @@ void init_ops(nb::module_& m) {
     for (auto [k, v] : kwargs) {
       const std::string key = nb::cast<std::string>(k);
       if (key == "dtype") {
-        if (!v.is_none()) dtype = nb::cast<DType>(v);
+        if (!v.is_none()) dtype = arg_cast<DType>(v, "to(): dtype", "an ember.dtype");
       } else if (key == "device") {
-        if (!v.is_none()) device = nb::cast<Device>(v);
+        if (!v.is_none()) device = device_arg(v);
       } else if (key == "copy") {
-        copy = nb::cast<bool>(v);
+        copy = arg_cast<bool>(v, "to(): copy", "a bool");
       } else if (key != "non_blocking" && key != "memory_format") {
         type_error("to() got an unexpected keyword argument '" + key + "'");
       }

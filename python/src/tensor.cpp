@@ -72,7 +72,7 @@ Tensor index(const Tensor& self, nb::handle idx) {
       continue;
     }
     type_error("only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got " +
-               nb::cast<std::string>(nb::str(nb::handle(it.type()).attr("__name__"))) + ")");
+               py_type_name(it) + ")");
   }
   EMBER_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim(),
                     " (got ", consumed, ")");
@@ -178,13 +178,20 @@ void init_tensor(nb::module_& m) {
            })
       .def("__bool__",
            [](const Tensor& t) {
+             EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
              EMBER_CHECK(t.numel() == 1,
                          "Boolean value of Tensor with more than one value is "
                          "ambiguous");
              return t.item().to_bool();
            })
       .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
-      .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
+      .def("__int__",
+           [](const Tensor& t) {
+             // Python's own float -> int: exact for large values, ValueError for NaN.
+             const Scalar s = t.item();
+             return s.is_floating() ? nb::steal(PyLong_FromDouble(s.to_double()))
+                                    : nb::steal(PyLong_FromLongLong(s.to_int()));
+           })
       .def("__index__",
            [](const Tensor& t) {
              EMBER_CHECK_TYPE(

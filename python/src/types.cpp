@@ -5,6 +5,17 @@ namespace ember::py {
 
 void init_dtype_objects(nb::module_& m, nb::handle cls);
 
+namespace {
+// A seed from any Python int, taken modulo 2^64 (so initial_seed() always round-trips, and
+// negative seeds work as in PyTorch).
+uint64_t seed_arg(nb::handle h) {
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+    type_error("manual_seed expected an int, got " + py_type_name(h));
+  }
+  return PyLong_AsUnsignedLongLongMask(h.ptr());
+}
+}  // namespace
+
 void init_types(nb::module_& m) {
   auto dtype_cls =
       nb::class_<DTypeObject>(m, "dtype")
@@ -60,8 +71,8 @@ void init_types(nb::module_& m) {
           nb::arg("device") = nb::none())
       .def(
           "manual_seed",
-          [](nb::handle self, int64_t seed) {
-            nb::cast<Generator&>(self).manual_seed(uint64_t(seed));
+          [](nb::handle self, nb::handle seed) {
+            nb::cast<Generator&>(self).manual_seed(seed_arg(seed));
             return self;
           },
           nb::arg("seed"))
@@ -87,8 +98,8 @@ void init_types(nb::module_& m) {
   m.attr("default_generator") = nb::cast(&default_generator(), nb::rv_policy::reference);
   m.def(
       "manual_seed",
-      [](int64_t seed) {
-        manual_seed(uint64_t(seed));
+      [](nb::handle seed) {
+        manual_seed(seed_arg(seed));
         return nb::module_::import_("ember").attr("default_generator");
       },
       nb::arg("seed"));
@@ -101,6 +112,10 @@ void init_types(nb::module_& m) {
   m.def(
       "set_rng_state",
       [](const Tensor& state) {
+        EMBER_CHECK_TYPE(state.dtype() == kUInt8,
+                         "[set_rng_state] expected a uint8 tensor (from "
+                         "get_rng_state()), got ",
+                         state.dtype());
         const auto bytes = contiguous(state).to_vector<uint8_t>();
         default_generator().set_state(bytes.data(), bytes.size());
       },

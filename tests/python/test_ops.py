@@ -126,7 +126,7 @@ def test_gradients_match_finite_differences(spec):
             continue
         args = [to_tensor(a, ember.float64) for a in sample.args]
         for a in args:
-            if isinstance(a, ember.Tensor):
+            if isinstance(a, ember.Tensor) and a.is_floating_point():
                 a.requires_grad_(True)
 
         def fn(*xs, sample=sample):
@@ -148,9 +148,10 @@ def test_second_derivatives_match_finite_differences(spec):
             or any(a.size == 0 for a in arrays)
         ):
             continue
+        args = [to_tensor(a, ember.float64) for a in sample.args]
         args = [
-            to_tensor(a, ember.float64).requires_grad_(True) if isinstance(a, np.ndarray) else a
-            for a in sample.args
+            a.requires_grad_(True) if isinstance(a, ember.Tensor) and a.is_floating_point() else a
+            for a in args
         ]
 
         def fn(*xs, sample=sample):

@@ -26,6 +26,37 @@ void binary_kernel(const Tensor& out, const Operand& a, const Operand& b) {
   dispatch_dtype<Types>(dt, "binary kernel", [&]<class T>() { run_binary<T>(out, a, b, F()); });
 }
 
+void where_kernel(const Tensor& out, const Tensor& cond, const Operand& a, const Operand& b) {
+  dispatch_dtype(out.dtype(), "where", [&]<class T>() {
+    T sa{}, sb{};
+    ElementwiseIter it;
+    it.add_output(out);
+    it.add_input(cond);
+    if (a.tensor) {
+      it.add_input(*a.tensor);
+    } else {
+      sa = a.scalar.to<T>();
+      it.add_scalar(&sa);
+    }
+    if (b.tensor) {
+      it.add_input(*b.tensor);
+    } else {
+      sb = b.scalar.to<T>();
+      it.add_scalar(&sb);
+    }
+    it.build();
+    parallel_for(0, it.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      it.for_each_row(begin, end, [&](char** p, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          const bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
+          *reinterpret_cast<T*>(p[0] + i * s[0]) =
+              *reinterpret_cast<const T*>((c ? p[2] : p[3]) + i * (c ? s[2] : s[3]));
+        }
+      });
+    });
+  });
+}
+
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
@@ -84,6 +115,7 @@ void register_elementwise(KernelTable& t) {
   t.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
   EMBER_COMPARE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
+  t.where = &where_kernel;
   t.copy = &copy_kernel;
   t.fill = &fill_kernel;
 }

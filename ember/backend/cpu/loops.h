@@ -75,28 +75,31 @@ void binary_rows(const ElementwiseIter& it, const F& f) {
   });
 }
 
-// Builds the iterator for out = f(a, b), with scalar operands converted to T on the stack.
+// out = f(a, b). A scalar operand stays in the op-math type (a float for float16 tensors): rounding
+// it to T first would change results (float16(1e5) is inf).
 template <class T, class F>
 void run_binary(const Tensor& out, const Operand& a, const Operand& b, const F& f) {
-  using O =
-      std::conditional_t<std::is_same_v<decltype(f(opmath_t<T>(), opmath_t<T>())), bool>, bool, T>;
-  T sa{}, sb{};
+  using A = opmath_t<T>;
+  using O = std::conditional_t<std::is_same_v<decltype(f(A(), A())), bool>, bool, T>;
   ElementwiseIter it;
   it.add_output(out);
-  if (a.tensor) {
+  if (a.tensor && b.tensor) {
     it.add_input(*a.tensor);
-  } else {
-    sa = a.scalar.to<T>();
-    it.add_scalar(&sa);
-  }
-  if (b.tensor) {
     it.add_input(*b.tensor);
+    it.build();
+    binary_rows<O, T>(it, f);
+  } else if (a.tensor) {
+    it.add_input(*a.tensor);
+    it.build();
+    const A bv = b.scalar.to<A>();
+    unary_rows<O, T>(it, [&](A x) { return f(x, bv); });
   } else {
-    sb = b.scalar.to<T>();
-    it.add_scalar(&sb);
+    EMBER_ASSERT(b.tensor, "a binary kernel needs a tensor operand");
+    it.add_input(*b.tensor);
+    it.build();
+    const A av = a.scalar.to<A>();
+    unary_rows<O, T>(it, [&](A y) { return f(av, y); });
   }
-  it.build();
-  binary_rows<O, T>(it, f);
 }
 
 }  // namespace ember::cpu

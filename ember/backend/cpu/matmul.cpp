@@ -6,6 +6,7 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
+#include "ember/ops/math.h"
 
 namespace ember::cpu {
 namespace {
@@ -42,7 +43,8 @@ struct Mat {
 // out[n, m] = a[n, k] @ b[k, m] by the definition, accumulating in the op-math type.
 template <class T>
 void naive_gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out) {
-  using A = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
+  // Integers accumulate in their unsigned twins: a product that overflows wraps, as PyTorch's.
+  using A = std::conditional_t<std::is_same_v<T, bool>, bool, math::wrap_t<opmath_t<T>>>;
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < m; ++j) {
       A acc = A(0);

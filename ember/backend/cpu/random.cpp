@@ -8,52 +8,63 @@
 namespace ember::cpu {
 namespace {
 
-// Uniform in [0, 1) from 24 random bits (float) or 53 (double), as PyTorch does.
-inline float uniform_f(uint32_t x) { return float(x >> 8) * (1.0f / 16777216.0f); }
-inline double uniform_d(uint32_t hi, uint32_t lo) {
-  return double(((uint64_t(hi) << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
+// Uniform in [0, 1) from as many random bits as T's significand holds (24 for float, 53 for
+// double, 11 for float16, 8 for bfloat16), as PyTorch does: more bits would round up to 1.0.
+template <class T>
+constexpr int uniform_bits() {
+  if constexpr (std::is_same_v<T, double>)
+    return 53;
+  else if constexpr (std::is_same_v<T, Half>)
+    return 11;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return 8;
+  else
+    return 24;
+}
+template <class T>
+double uniform(uint32_t hi, uint32_t lo) {
+  constexpr int bits = uniform_bits<T>();
+  const uint64_t word = (uint64_t(hi) << 32) | lo;
+  return double(word >> (64 - bits)) * (1.0 / double(uint64_t(1) << bits));
 }
 
-// Element i of the output is produced by Philox block (base + i / kPerBlock), so it does not
-// depend on threads (Note [Deterministic reductions] has the same aim for sums).
+// Element i of the output is produced by Philox block (base + i / 2), so it does not depend on
+// threads (Note [Deterministic reductions] has the same aim for sums).
 template <class T>
-void random_typed(
-    RandomDist dist, T* out, int64_t n, uint64_t key, uint64_t base, double a, double b) {
+void random_typed(RandomDist dist,
+                  T* out,
+                  int64_t n,
+                  uint64_t key,
+                  uint64_t base,
+                  const Scalar& a,
+                  const Scalar& b) {
+  // Integer draws: [low, high) as an offset from low, in unsigned arithmetic (the span of int64
+  // does not fit in int64).
+  const uint64_t low = uint64_t(a.to_int()), span = uint64_t(b.to_int()) - low;
+  const double fa = a.to_double(), fb = b.to_double();
   parallel_for(0, (n + 1) / 2, 4096, [&](int64_t pb, int64_t pe) {
     for (int64_t pair = pb; pair < pe; ++pair) {
       // One block of four words makes two elements (pair 2p, 2p+1).
       const auto w = philox(key, base + uint64_t(pair), 0);
       const int64_t i = 2 * pair;
-      double v0 = 0, v1 = 0;
-      switch (dist) {
-        case RandomDist::Uniform:
-          if constexpr (std::is_same_v<T, double>) {
-            v0 = uniform_d(w[0], w[1]);
-            v1 = uniform_d(w[2], w[3]);
-          } else {
-            v0 = uniform_f(w[0]);
-            v1 = uniform_f(w[1]);
-          }
-          v0 = a + (b - a) * v0;
-          v1 = a + (b - a) * v1;
-          break;
-        case RandomDist::Normal: {
-          // Box-Muller: two uniforms give two independent normals.
-          const double u1 = 1.0 - uniform_d(w[0], w[1]);  // in (0, 1]: log is finite
-          const double u2 = uniform_d(w[2], w[3]);
-          const double r = std::sqrt(-2.0 * std::log(u1));
-          v0 = a + b * r * std::cos(2.0 * std::numbers::pi * u2);
-          v1 = a + b * r * std::sin(2.0 * std::numbers::pi * u2);
-          break;
-        }
-        case RandomDist::Integer: {
-          const uint64_t range = uint64_t(int64_t(b) - int64_t(a));
-          const uint64_t r0 = ((uint64_t(w[0]) << 32) | w[1]) % range;
-          const uint64_t r1 = ((uint64_t(w[2]) << 32) | w[3]) % range;
-          out[i] = T(opmath_t<T>(int64_t(a) + int64_t(r0)));
-          if (i + 1 < n) out[i + 1] = T(opmath_t<T>(int64_t(a) + int64_t(r1)));
-          continue;
-        }
+      if (dist == RandomDist::Integer) {
+        const int64_t v0 = int64_t(low + ((uint64_t(w[0]) << 32) | w[1]) % span);
+        const int64_t v1 = int64_t(low + ((uint64_t(w[2]) << 32) | w[3]) % span);
+        out[i] = T(opmath_t<T>(v0));
+        if (i + 1 < n) out[i + 1] = T(opmath_t<T>(v1));
+        continue;
+      }
+      double v0, v1;
+      if (dist == RandomDist::Uniform) {
+        v0 = fa + (fb - fa) * uniform<T>(w[0], w[1]);
+        v1 = fa + (fb - fa) * uniform<T>(w[2], w[3]);
+      } else {
+        // Box-Muller: two uniforms give two independent normals.
+        const double u1 = 1.0 - uniform<double>(w[0], w[1]);  // in (0, 1]: log is finite
+        const double u2 = uniform<double>(w[2], w[3]);
+        const double r = std::sqrt(-2.0 * std::log(u1));
+        v0 = fa + fb * r * std::cos(2.0 * std::numbers::pi * u2);
+        v1 = fa + fb * r * std::sin(2.0 * std::numbers::pi * u2);
       }
       out[i] = T(opmath_t<T>(v0));
       if (i + 1 < n) out[i + 1] = T(opmath_t<T>(v1));
@@ -61,7 +72,8 @@ void random_typed(
   });
 }
 
-void random_kernel(RandomDist dist, const Tensor& out, Generator& gen, double a, double b) {
+void random_kernel(
+    RandomDist dist, const Tensor& out, Generator& gen, const Scalar& a, const Scalar& b) {
   EMBER_ASSERT(out.is_contiguous(), "random output must be contiguous");
   const int64_t n = out.numel();
   if (n == 0) return;

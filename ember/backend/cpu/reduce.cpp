@@ -7,6 +7,7 @@
 // contiguous (or single strided) run, values are summed pairwise with 8 independent lanes:
 // accurate (error grows with log n) and vectorisable. Reductions over outer dims ("columns")
 // accumulate row after row, in order: deterministic too, but their error grows with n.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -28,7 +29,12 @@ struct Combine;
 template <class A>
 struct Combine<ReduceOp::Sum, A> {
   static A identity() { return A(0); }
-  static A apply(A a, A b) { return a + b; }
+  static A apply(A a, A b) {
+    if constexpr (std::is_integral_v<A>)
+      return A(uint64_t(a) + uint64_t(b));  // wraps, as PyTorch
+    else
+      return a + b;
+  }
 };
 template <class A>
 struct Combine<ReduceOp::Max, A> {
@@ -120,12 +126,19 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
   const T* src = static_cast<const T*>(in.data_ptr());
   O* dst = static_cast<O*>(out.data_ptr());
   Group kept, red;
+  DimVector red_dims;
   for (int64_t d = 0; d < in.dim(); ++d) {
     if (mask >> d & 1)
-      red.add(in.sizes()[d], in.strides()[d], 0);
+      red_dims.push_back(d);
     else
       kept.add(in.sizes()[d], in.strides()[d], out.strides()[d]);
   }
+  // Reduced dims in memory order (largest stride first): a transposed or permuted input is read
+  // sequentially and its dims merge, as for a contiguous one. The order depends only on the
+  // layout, so results stay deterministic.
+  std::stable_sort(red_dims.begin(), red_dims.end(),
+                   [&](int64_t x, int64_t y) { return in.strides()[x] > in.strides()[y]; });
+  for (int64_t d : red_dims) red.add(in.sizes()[d], in.strides()[d], 0);
   const int64_t n_out = kept.numel(), n_red = red.numel();
   if (n_out == 0) return;
 

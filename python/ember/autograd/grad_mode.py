@@ -1,6 +1,7 @@
 """Context managers (and decorators) that turn gradient recording off and on."""
 
 import functools
+import threading
 
 from ember import _C
 
@@ -65,7 +66,11 @@ class set_grad_enabled:
         return wrapper
 
 
-_inference_depth = 0
+_inference = threading.local()  # per thread, as grad mode itself
+
+
+def _depth() -> int:
+    return getattr(_inference, "depth", 0)
 
 
 class inference_mode:
@@ -76,17 +81,15 @@ class inference_mode:
         self._mode = mode
 
     def __enter__(self):
-        global _inference_depth
         self._prev = _C.is_grad_enabled()
         if self._mode:
             _C._set_grad_enabled(False)
-            _inference_depth += 1
+            _inference.depth = _depth() + 1
         return self
 
     def __exit__(self, *exc):
-        global _inference_depth
         if self._mode:
-            _inference_depth -= 1
+            _inference.depth = _depth() - 1
         _C._set_grad_enabled(self._prev)
         return False
 
@@ -100,4 +103,4 @@ class inference_mode:
 
 
 def is_inference_mode_enabled() -> bool:
-    return _inference_depth > 0
+    return _depth() > 0

@@ -57,6 +57,14 @@ class Sample:
 
 
 @dataclasses.dataclass
+class Fixed:
+    """A sample argument that keeps its own dtype whatever dtype the test runs (a bool mask)."""
+
+    array: np.ndarray
+    dtype: Any
+
+
+@dataclasses.dataclass
 class ErrorSample:
     """A call that must raise `exc` with `match` (a substring) in the message."""
 
@@ -98,6 +106,8 @@ def make_array(shape, dtype, rng, low=-3.0, high=3.0, away_from_zero=False) -> n
 
 def to_tensor(a, dtype, noncontiguous: bool = False):
     """The array as an ember tensor of `dtype`; with noncontiguous, same values, strided memory."""
+    if isinstance(a, Fixed):
+        return to_tensor(a.array, a.dtype, noncontiguous)
     if not isinstance(a, np.ndarray):
         return a
     if dtype == ember.bfloat16:
@@ -125,6 +135,8 @@ def to_numpy(t) -> np.ndarray:
 def rounded(a, dtype):
     """What the array holds after conversion to dtype, back in float64/int64: the reference
     runs on exactly the values the op saw."""
+    if isinstance(a, Fixed):
+        return rounded(a.array, a.dtype)
     if not isinstance(a, np.ndarray):
         return a
     return to_numpy(to_tensor(a, dtype))
@@ -397,6 +409,25 @@ def _int_div_error():
             "int64 /= int",
         )
     ]
+
+
+def _where_samples(dtype, rng):
+    out = []
+    for sc, sa, sb in [
+        ((3, 4), (3, 4), (3, 4)),
+        ((3, 4), (4,), ()),
+        ((1, 4), (3, 1), (4,)),
+        ((), (2,), (2,)),
+        ((0, 2), (2,), (0, 2)),
+    ]:
+        cond = Fixed(np.asarray(rng.random(sc) < 0.5), ember.bool)
+        out.append(
+            Sample(
+                (cond, make_array(sa, dtype, rng), make_array(sb, dtype, rng)),
+                desc=f"{sc} {sa} {sb}",
+            )
+        )
+    return out
 
 
 def _matmul_samples(dtype, rng):
@@ -951,6 +982,27 @@ OPS: list[OpSpec] = [
     _compare("le", np.less_equal),
     _compare("gt", np.greater),
     _compare("ge", np.greater_equal),
+    OpSpec(
+        "where",
+        ember.where,
+        lambda c, a, b: np.where(c, a, b),
+        ALL,
+        _where_samples,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.where(ember.ones(2), ember.ones(2), ember.ones(2)),
+                RuntimeError,
+                "boolean",
+                "float condition",
+            ),
+            ErrorSample(
+                lambda: ember.where(ember.ones(2).bool(), ember.ones(3), ember.ones(2)),
+                RuntimeError,
+                "where",
+                "broadcast",
+            ),
+        ],
+    ),
     # ---- in place ----
     _inplace("add_", "add_", np.add, ALL),
     _inplace("sub_", "sub_", np.subtract, NUMERIC),

@@ -166,8 +166,7 @@ class GraphTask {
       Tensor replaced = hook.fn(g);
       if (replaced.defined()) g = check_hook_result(node, hook.output_nr, std::move(replaced));
     }
-    if (!grads.empty() && grads[0].defined()) {
-      node->run_leaf_hooks(grads[0]);
+    if (!grads.empty() && grads[0].defined() && node->run_leaf_hooks(grads[0])) {
       check_hook_result(node, 0, grads[0]);
     }
     for (auto& [nr, impl] : node->retained) {
@@ -255,12 +254,14 @@ TensorList root_grads(const TensorList& tensors, const TensorList& grads, const 
 
 AccumulateGrad::AccumulateGrad(Tensor v) : variable(std::move(v)) { add_input_metadata(variable); }
 
-void AccumulateGrad::run_leaf_hooks(Tensor& grad) {
-  AutogradMeta& meta = ensure_autograd_meta(variable);
-  for (auto& [id, hook] : meta.leaf_hooks) {
+bool AccumulateGrad::run_leaf_hooks(Tensor& grad) {
+  AutogradMeta* meta = autograd_meta(variable);
+  if (!meta || meta->leaf_hooks.empty()) return false;
+  for (auto& [id, hook] : meta->leaf_hooks) {
     Tensor replaced = hook(grad);
     if (replaced.defined()) grad = std::move(replaced);
   }
+  return true;
 }
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {

@@ -33,7 +33,7 @@ struct AccumulateGrad final : Node {
   explicit AccumulateGrad(Tensor variable);
   std::string name() const override { return "AccumulateGrad"; }
   TensorList apply(TensorList&& grads) override;
-  void run_leaf_hooks(Tensor& grad) override;
+  bool run_leaf_hooks(Tensor& grad) override;
   Tensor variable;
 };
 

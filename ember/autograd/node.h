@@ -47,7 +47,8 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual void release_variables() {}
   // Hooks of the leaf tensor this node accumulates into (AccumulateGrad), run by the engine
   // before the node, also when autograd.grad() captures the gradient instead of running it.
-  virtual void run_leaf_hooks(Tensor& grad) {}
+  // Returns whether any hook ran.
+  virtual bool run_leaf_hooks(Tensor& grad) { return false; }
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   std::vector<Edge>& mutable_next_edges() { return next_edges_; }

@@ -2,6 +2,7 @@
 // tensor. Its kind makes it a "weak" type in promotion: 2.5 * int_tensor is float32, not float64.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <ostream>
@@ -45,7 +46,13 @@ class Scalar {
     if constexpr (std::is_same_v<T, bool>) {
       return to_bool();
     } else if constexpr (std::is_integral_v<T>) {
-      return kind_ == Kind::Float ? static_cast<T>(int64_t(v_.d)) : static_cast<T>(v_.i);
+      if (kind_ != Kind::Float) return static_cast<T>(v_.i);
+      // Beyond int64 a float has no integer to wrap to (and the cast would be undefined).
+      if (!(v_.d > -9.3e18 && v_.d < 9.3e18)) {
+        detail::throw_error(ErrorKind::Runtime,
+                            detail::str("value ", v_.d, " cannot be converted to an integer"));
+      }
+      return static_cast<T>(int64_t(v_.d));
     } else {
       return static_cast<T>(static_cast<opmath_t<T>>(to_double()));
     }
@@ -55,7 +62,15 @@ class Scalar {
   // cannot be converted to type int32 without overflow"). Floats are truncated toward zero.
   template <class T>
   T checked_to() const {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if constexpr (!std::is_integral_v<T> && !std::is_same_v<T, double>) {
+      // A finite value beyond T's range would become inf.
+      const double m = double(float(std::numeric_limits<T>::max()));
+      if (kind_ == Kind::Float && std::isfinite(v_.d) && (v_.d > m || v_.d < -m)) {
+        detail::throw_error(ErrorKind::Runtime,
+                            detail::str("value ", *this, " cannot be converted to type ",
+                                        dtype_of<T>, " without overflow"));
+      }
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       const bool fits =
           kind_ == Kind::Float
               ? v_.d > double(std::numeric_limits<T>::lowest()) - 1.0 &&

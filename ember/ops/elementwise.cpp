@@ -2,6 +2,8 @@
 // all expanded from the lists in elementwise_ops.h.
 #include "ember/ops/elementwise.h"
 
+#include <algorithm>
+
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
@@ -301,7 +303,7 @@ EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE)
 #undef EMBER_DEFINE_COMPARE
 
 namespace {
-bool is_one(const Scalar& s) { return !s.is_floating() && s.to_int() == 1; }
+bool is_one(const Scalar& s) { return s.is_integral() && s.to_int() == 1; }
 
 // PyTorch's rule for add/sub's alpha: no float alpha for integer results, no bool alpha for
 // non-bool results.
@@ -415,15 +417,27 @@ bool partially_overlaps(const Tensor& a, const Tensor& b) {
   if (a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides()) {
     return false;  // the same elements: each is read before it is written
   }
-  auto span = [](const Tensor& t) {
-    int64_t last = 0;
-    for (int64_t d = 0; d < t.dim(); ++d) last += (t.sizes()[d] - 1) * t.strides()[d];
+  // As PyTorch: only dense layouts (a permutation of a contiguous block) are compared, by their
+  // byte ranges; interleaved views such as a[0::2] and a[1::2] are "too hard" and allowed.
+  auto dense_span = [](const Tensor& t) -> std::optional<std::pair<const char*, const char*>> {
+    struct Dim {
+      int64_t stride, size;
+    };
+    SmallVector<Dim, 6> dims;  // the dims that count (size > 1)
+    for (int64_t d = 0; d < t.dim(); ++d)
+      if (t.sizes()[d] > 1) dims.push_back({t.strides()[d], t.sizes()[d]});
+    std::sort(dims.begin(), dims.end(), [](Dim x, Dim y) { return x.stride < y.stride; });
+    int64_t expected = 1;
+    for (auto [stride, size] : dims) {
+      if (stride != expected) return std::nullopt;
+      expected *= size;
+    }
     const char* begin = static_cast<const char*>(t.data_ptr());
-    return std::pair{begin, begin + (last + 1) * int64_t(t.element_size())};
+    return std::pair{begin, begin + expected * int64_t(t.element_size())};
   };
-  const auto [a0, a1] = span(a);
-  const auto [b0, b1] = span(b);
-  return a0 < b1 && b0 < a1;
+  const auto sa = dense_span(a), sb = dense_span(b);
+  if (!sa || !sb) return false;
+  return sa->first < sb->second && sb->first < sa->second;
 }
 
 void check_no_partial_overlap(const Tensor& self, const Tensor& input, const char* op) {

@@ -71,7 +71,7 @@ void init_ops(nb::module_& m) {
   for (const char* name : {"add", "sub", "subtract"}) {
     const bool is_add = name[0] == 'a';
     auto fn = [is_add](const Tensor& a, TensorOrScalar b, const Scalar& alpha) {
-      const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
+      const bool unit = alpha.is_integral() && alpha.to_int() == 1;
       if (!b.tensor) {
         if (unit) return is_add ? add(a, b.scalar) : sub(a, b.scalar);
         // A 0-d tensor promotes as a Python number does, and the C++ op checks alpha.
@@ -198,7 +198,7 @@ void init_ops(nb::module_& m) {
         name,
         [is_add](nb::handle self, TensorOrScalar b, const Scalar& alpha) {
           Tensor& t = nb::cast<Tensor&>(self);
-          const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
+          const bool unit = alpha.is_integral() && alpha.to_int() == 1;
           if (!b.tensor) {
             if (unit) {
               is_add ? add_(t, b.scalar) : sub_(t, b.scalar);

@@ -240,3 +240,20 @@ def test_sum_of_a_transposed_tensor_reads_in_memory_order():
     a = ember.rand(300, 200, dtype=ember.float64)
     assert a.t().sum().item() == pytest.approx(a.sum().item(), rel=1e-12)
     assert a.permute(1, 0).sum(dim=(0, 1)).item() == pytest.approx(a.sum().item(), rel=1e-12)
+
+
+def test_overlap_rules_follow_pytorch():
+    a = ember.arange(8.0)
+    a[0::2] += a[1::2]  # interleaved views share no element: allowed, as in PyTorch
+    assert a.tolist() == [1.0, 1.0, 5.0, 3.0, 9.0, 5.0, 13.0, 7.0]
+
+
+def test_fill_values_must_fit_floating_dtypes_too():
+    with pytest.raises(RuntimeError, match="float16 without overflow"):
+        ember.full((1,), 1e30, dtype=ember.float16)
+    assert ember.full((1,), float("inf"), dtype=ember.float16).tolist() == [float("inf")]
+
+
+def test_boolean_alpha_needs_boolean_results():
+    with pytest.raises(RuntimeError, match="boolean alpha"):
+        ember.add(ember.ones(2), ember.ones(2), alpha=True)

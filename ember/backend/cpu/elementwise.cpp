@@ -11,13 +11,8 @@ namespace {
 
 template <class F, DTypeSet Types>
 void unary_kernel(const Tensor& out, const Tensor& in) {
-  dispatch_dtype<Types>(out.dtype(), "unary kernel", [&]<class T>() {
-    ElementwiseIter it;
-    it.add_output(out);
-    it.add_input(in);
-    it.build();
-    unary_rows<T, T>(it, F());
-  });
+  dispatch_dtype<Types>(out.dtype(), "unary kernel",
+                        [&]<class T>() { run_unary<T, T>(out, in, F()); });
 }
 
 template <class F, DTypeSet Types>
@@ -68,13 +63,9 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
                  [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, size_t(e - b)); });
     return;
   }
-  ElementwiseIter it;
-  it.add_output(dst);
-  it.add_input(src);
-  it.build();
   dispatch_dtype(dst.dtype(), "copy", [&]<class D>() {
     dispatch_dtype(src.dtype(), "copy", [&]<class S>() {
-      unary_rows<D, S>(it, [](opmath_t<S> v) { return convert<D>(v); });
+      run_unary<D, S>(dst, src, [](opmath_t<S> v) { return convert<D>(v); });
     });
   });
 }

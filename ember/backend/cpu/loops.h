@@ -26,52 +26,76 @@ inline D convert(S v) {
   }
 }
 
-// out[i] = f(in...) over the iterator, where each input is read as T and the result stored as O.
-// The row callback gets byte strides; contiguous and stride-0 inputs take the fast loops.
-template <class O, class T, class F>
-void unary_rows(const ElementwiseIter& it, const F& f) {
-  parallel_for(0, it.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
-    it.for_each_row(b, e, [&](char** p, const int64_t* s, int64_t n) {
-      O* out = reinterpret_cast<O*>(p[0]);
-      const char* in = p[1];
-      if (s[0] == sizeof(O) && s[1] == sizeof(T)) {
-        const T* x = reinterpret_cast<const T*>(in);
-        for (int64_t i = 0; i < n; ++i) out[i] = O(f(static_cast<opmath_t<T>>(x[i])));
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          const T x = *reinterpret_cast<const T*>(in + i * s[1]);
-          *reinterpret_cast<O*>(p[0] + i * s[0]) = O(f(static_cast<opmath_t<T>>(x)));
-        }
-      }
-    });
-  });
+// Whether `out` and the tensor inputs are all contiguous with out's element count. Inputs that
+// broadcast to `out` with the same count are aligned with it element by element, so one flat
+// loop replaces the iterator: the common case, and the cheapest for tiny tensors.
+inline bool all_flat(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  if (!out.is_contiguous()) return false;
+  for (const Tensor* t : inputs)
+    if (!t->is_contiguous() || t->numel() != out.numel()) return false;
+  return true;
 }
 
+// One run of n elements: out[i] = f(in[i]), with byte strides s (contiguous runs vectorise).
 template <class O, class T, class F>
-void binary_rows(const ElementwiseIter& it, const F& f) {
+inline void unary_run(char** p, const int64_t* s, int64_t n, const F& f) {
   using A = opmath_t<T>;
-  parallel_for(0, it.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
-    it.for_each_row(b, e, [&](char** p, const int64_t* s, int64_t n) {
-      O* out = reinterpret_cast<O*>(p[0]);
-      const T* x = reinterpret_cast<const T*>(p[1]);
-      const T* y = reinterpret_cast<const T*>(p[2]);
-      constexpr int64_t kT = sizeof(T), kO = sizeof(O);
-      if (s[0] == kO && s[1] == kT && s[2] == kT) {
-        for (int64_t i = 0; i < n; ++i) out[i] = O(f(A(x[i]), A(y[i])));
-      } else if (s[0] == kO && s[1] == kT && s[2] == 0) {
-        const A yv = A(*y);
-        for (int64_t i = 0; i < n; ++i) out[i] = O(f(A(x[i]), yv));
-      } else if (s[0] == kO && s[1] == 0 && s[2] == kT) {
-        const A xv = A(*x);
-        for (int64_t i = 0; i < n; ++i) out[i] = O(f(xv, A(y[i])));
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          const T xv = *reinterpret_cast<const T*>(p[1] + i * s[1]);
-          const T yv = *reinterpret_cast<const T*>(p[2] + i * s[2]);
-          *reinterpret_cast<O*>(p[0] + i * s[0]) = O(f(A(xv), A(yv)));
-        }
-      }
+  O* out = reinterpret_cast<O*>(p[0]);
+  if (s[0] == sizeof(O) && s[1] == sizeof(T)) {
+    const T* x = reinterpret_cast<const T*>(p[1]);
+    for (int64_t i = 0; i < n; ++i) out[i] = O(f(A(x[i])));
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const T x = *reinterpret_cast<const T*>(p[1] + i * s[1]);
+      *reinterpret_cast<O*>(p[0] + i * s[0]) = O(f(A(x)));
+    }
+  }
+}
+
+// out[i] = f(a[i], b[i]); contiguous and stride-0 (broadcast) inputs take the fast loops.
+template <class O, class T, class F>
+inline void binary_run(char** p, const int64_t* s, int64_t n, const F& f) {
+  using A = opmath_t<T>;
+  O* out = reinterpret_cast<O*>(p[0]);
+  const T* x = reinterpret_cast<const T*>(p[1]);
+  const T* y = reinterpret_cast<const T*>(p[2]);
+  constexpr int64_t kT = sizeof(T), kO = sizeof(O);
+  if (s[0] == kO && s[1] == kT && s[2] == kT) {
+    for (int64_t i = 0; i < n; ++i) out[i] = O(f(A(x[i]), A(y[i])));
+  } else if (s[0] == kO && s[1] == kT && s[2] == 0) {
+    const A yv = A(*y);
+    for (int64_t i = 0; i < n; ++i) out[i] = O(f(A(x[i]), yv));
+  } else if (s[0] == kO && s[1] == 0 && s[2] == kT) {
+    const A xv = A(*x);
+    for (int64_t i = 0; i < n; ++i) out[i] = O(f(xv, A(y[i])));
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const T xv = *reinterpret_cast<const T*>(p[1] + i * s[1]);
+      const T yv = *reinterpret_cast<const T*>(p[2] + i * s[2]);
+      *reinterpret_cast<O*>(p[0] + i * s[0]) = O(f(A(xv), A(yv)));
+    }
+  }
+}
+
+// out = f(in) with `in` read as T and the result stored as O, flat or through the iterator.
+template <class O, class T, class F>
+void run_unary(const Tensor& out, const Tensor& in, const F& f) {
+  if (all_flat(out, {&in})) {
+    char* base[2] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(in.data_ptr())};
+    const int64_t s[2] = {sizeof(O), sizeof(T)};
+    parallel_for(0, out.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+      char* p[2] = {base[0] + b * s[0], base[1] + b * s[1]};
+      unary_run<O, T>(p, s, e - b, f);
     });
+    return;
+  }
+  ElementwiseIter it;
+  it.add_output(out);
+  it.add_input(in);
+  it.build();
+  parallel_for(0, it.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+    it.for_each_row(b, e,
+                    [&](char** p, const int64_t* s, int64_t n) { unary_run<O, T>(p, s, n, f); });
   });
 }
 
@@ -81,25 +105,34 @@ template <class T, class F>
 void run_binary(const Tensor& out, const Operand& a, const Operand& b, const F& f) {
   using A = opmath_t<T>;
   using O = std::conditional_t<std::is_same_v<decltype(f(A(), A())), bool>, bool, T>;
+  if (!a.tensor) {
+    EMBER_ASSERT(b.tensor, "a binary kernel needs a tensor operand");
+    const A av = a.scalar.to<A>();
+    return run_unary<O, T>(out, *b.tensor, [&](A y) { return f(av, y); });
+  }
+  if (!b.tensor) {
+    const A bv = b.scalar.to<A>();
+    return run_unary<O, T>(out, *a.tensor, [&](A x) { return f(x, bv); });
+  }
+  if (all_flat(out, {a.tensor, b.tensor})) {
+    char* base[3] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.tensor->data_ptr()),
+                     static_cast<char*>(b.tensor->data_ptr())};
+    const int64_t s[3] = {sizeof(O), sizeof(T), sizeof(T)};
+    parallel_for(0, out.numel(), kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+      char* p[3] = {base[0] + lo * s[0], base[1] + lo * s[1], base[2] + lo * s[2]};
+      binary_run<O, T>(p, s, hi - lo, f);
+    });
+    return;
+  }
   ElementwiseIter it;
   it.add_output(out);
-  if (a.tensor && b.tensor) {
-    it.add_input(*a.tensor);
-    it.add_input(*b.tensor);
-    it.build();
-    binary_rows<O, T>(it, f);
-  } else if (a.tensor) {
-    it.add_input(*a.tensor);
-    it.build();
-    const A bv = b.scalar.to<A>();
-    unary_rows<O, T>(it, [&](A x) { return f(x, bv); });
-  } else {
-    EMBER_ASSERT(b.tensor, "a binary kernel needs a tensor operand");
-    it.add_input(*b.tensor);
-    it.build();
-    const A av = a.scalar.to<A>();
-    unary_rows<O, T>(it, [&](A y) { return f(av, y); });
-  }
+  it.add_input(*a.tensor);
+  it.add_input(*b.tensor);
+  it.build();
+  parallel_for(0, it.numel(), kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+    it.for_each_row(lo, hi,
+                    [&](char** p, const int64_t* s, int64_t n) { binary_run<O, T>(p, s, n, f); });
+  });
 }
 
 }  // namespace ember::cpu

@@ -148,8 +148,17 @@ class GraphTask {
         }
       }
     }
+    clear_buffers();
+  }
+
+ private:
+  // Drops the gradients still buffered (all of them when a node's backward threw).
+  void clear_buffers() {
     for (Node* n : nodes_) n->engine.buffer.clear();
   }
+
+ public:
+  ~GraphTask() { clear_buffers(); }
 
  private:
   static bool is_capture(Node* node, const std::vector<Capture>& captures) {

@@ -79,8 +79,10 @@ A reduce_run(const T* p, int64_t n, int64_t stride) {
     for (; i + L <= n; i += L)
       for (int j = 0; j < L; ++j) lane[j] = C::apply(lane[j], A(p[(i + j) * stride]));
   }
-  A r = C::apply(C::apply(C::apply(lane[0], lane[1]), C::apply(lane[2], lane[3])),
-                 C::apply(C::apply(lane[4], lane[5]), C::apply(lane[6], lane[7])));
+  // The lanes are combined in order, not as a tree: with the tree, GCC 12.2 at -O3 miscompiles
+  // the integer sums (int8 lanes summed to half their value; tests/python caught it).
+  A r = lane[0];
+  for (int j = 1; j < L; ++j) r = C::apply(r, lane[j]);
   for (; i < n; ++i) r = C::apply(r, A(p[i * stride]));
   return r;
 }

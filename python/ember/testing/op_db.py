@@ -483,6 +483,9 @@ def _reduce_samples(dtype, rng):
         ((0, 3), {}),
         ((40, 300), {"dim": 0}),
         ((1000,), {}),
+        ((257,), {}),  # pairwise blocks of 256 plus a tail
+        ((40_000,), {}),  # more than one chunk of a full reduction (32768 elements)
+        ((64, 70), {"dim": 1}),
     ]:
         out.append(Sample((make_array(shape, dtype, rng),), kw, desc=f"{shape} {kw}"))
     return out

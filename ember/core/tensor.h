@@ -199,6 +199,8 @@ class Tensor {
   void check_dtype(DType expected, const char* what) const;
   Ref<TensorImpl> impl_;
 };
+// The handle is one pointer: copying, passing and returning it cost what a pointer does.
+static_assert(sizeof(Tensor) == sizeof(void*));
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 

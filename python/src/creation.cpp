@@ -13,6 +13,14 @@ TensorOptions options(std::optional<DType> dtype,
   return o.requires_grad(requires_grad);
 }
 
+// For the new_* methods: self's dtype and device unless given.
+TensorOptions options_like(const Tensor& self,
+                           std::optional<DType> dtype,
+                           std::optional<Device> device,
+                           bool requires_grad) {
+  return options(dtype.value_or(self.dtype()), device.value_or(self.device()), requires_grad);
+}
+
 // ---- ember.tensor(data) ----------------------------------------------------------------------
 
 enum class Kind { None, Bool, Int, Float };  // widening order
@@ -122,52 +130,45 @@ Tensor tensor_from_data(nb::handle data,
 }  // namespace
 
 void init_creation(nb::module_& m) {
-#define EMBER_FACTORY_ARGS                                                                       \
-  nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
-                                  nb::arg("requires_grad") = false
-  m.def(
-      "empty",
-      [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return empty(shape_from_args(size, "empty"), options(dt, dev, rg));
-      },
-      EMBER_FACTORY_ARGS);
-  m.def(
-      "zeros",
-      [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return zeros(shape_from_args(size, "zeros"), options(dt, dev, rg));
-      },
-      EMBER_FACTORY_ARGS);
-  m.def(
-      "ones",
-      [](nb::args size, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return ones(shape_from_args(size, "ones"), options(dt, dev, rg));
-      },
-      EMBER_FACTORY_ARGS);
+// The keyword-only options every factory takes, as PyTorch's.
+#define EMBER_OPTION_ARGS \
+  nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false
+#define EMBER_OPTION_PARAMS std::optional<DType> dt, std::optional<Device> dev, bool rg
+
+  // empty(*size), zeros(*size), ones(*size): the size as varargs or one sequence.
+#define EMBER_BIND_SIZED(name)                                           \
+  m.def(                                                                 \
+      #name,                                                             \
+      [](nb::args size, EMBER_OPTION_PARAMS) {                           \
+        return name(shape_from_args(size, #name), options(dt, dev, rg)); \
+      },                                                                 \
+      nb::arg("size"), nb::kw_only(), EMBER_OPTION_ARGS);
+  EMBER_BIND_SIZED(empty)
+  EMBER_BIND_SIZED(zeros)
+  EMBER_BIND_SIZED(ones)
+#undef EMBER_BIND_SIZED
   m.def(
       "full",
-      [](DimVector size, const Scalar& v, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) { return full(size, v, options(dt, dev, rg)); },
-      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      [](DimVector size, const Scalar& v, EMBER_OPTION_PARAMS) {
+        return full(size, v, options(dt, dev, rg));
+      },
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), EMBER_OPTION_ARGS);
   m.def(
       "rand",
-      [](nb::args size, Generator* gen, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) { return rand(shape_from_args(size, "rand"), options(dt, dev, rg), gen); },
-      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      [](nb::args size, Generator* gen, EMBER_OPTION_PARAMS) {
+        return rand(shape_from_args(size, "rand"), options(dt, dev, rg), gen);
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
   m.def(
       "randn",
-      [](nb::args size, Generator* gen, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) { return randn(shape_from_args(size, "randn"), options(dt, dev, rg), gen); },
-      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      [](nb::args size, Generator* gen, EMBER_OPTION_PARAMS) {
+        return randn(shape_from_args(size, "randn"), options(dt, dev, rg), gen);
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
   // randint(high, size) or randint(low, high, size).
   m.def(
       "randint",
-      [](nb::args args, Generator* gen, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) {
+      [](nb::args args, Generator* gen, EMBER_OPTION_PARAMS) {
         EMBER_CHECK_TYPE(args.size() == 2 || args.size() == 3,
                          "randint() expects (high, size) or "
                          "(low, high, size)");
@@ -177,155 +178,102 @@ void init_creation(nb::module_& m) {
             arg_cast<DimVector>(args[args.size() - 1], "randint(): size", "a tuple of ints");
         return randint(low, high, size, options(dt, dev, rg), gen);
       },
-      nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
   m.def(
       "randperm",
-      [](int64_t n, Generator* gen, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+      [](int64_t n, Generator* gen, EMBER_OPTION_PARAMS) {
         return randperm(n, options(dt, dev, rg), gen);
       },
-      nb::arg("n"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      nb::arg("n"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
   // arange(end), arange(start, end), arange(start, end, step).
   m.def(
       "arange",
-      [](const Scalar& a, std::optional<Scalar> b, const Scalar& step, std::optional<DType> dt,
-         std::optional<Device> dev, bool rg) {
+      [](const Scalar& a, std::optional<Scalar> b, const Scalar& step, EMBER_OPTION_PARAMS) {
         return b ? arange(a, *b, step, options(dt, dev, rg))
                  : arange(0, a, step, options(dt, dev, rg));
       },
       nb::arg("start"), nb::arg("end") = nb::none(), nb::arg("step") = 1, nb::kw_only(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      EMBER_OPTION_ARGS);
   m.def(
       "linspace",
-      [](const Scalar& a, const Scalar& b, int64_t steps, std::optional<DType> dt,
-         std::optional<Device> dev,
-         bool rg) { return linspace(a, b, steps, options(dt, dev, rg)); },
-      nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      [](const Scalar& a, const Scalar& b, int64_t steps, EMBER_OPTION_PARAMS) {
+        return linspace(a, b, steps, options(dt, dev, rg));
+      },
+      nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(), EMBER_OPTION_ARGS);
   m.def(
       "eye",
-      [](int64_t n, std::optional<int64_t> mcols, std::optional<DType> dt,
-         std::optional<Device> dev, bool rg) { return eye(n, mcols, options(dt, dev, rg)); },
-      nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      [](int64_t n, std::optional<int64_t> mcols, EMBER_OPTION_PARAMS) {
+        return eye(n, mcols, options(dt, dev, rg));
+      },
+      nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), EMBER_OPTION_ARGS);
   m.def(
       "empty_strided",
-      [](DimVector size, DimVector stride, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) { return empty_strided(size, stride, options(dt, dev, rg)); },
-      nb::arg("size"), nb::arg("stride"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      [](DimVector size, DimVector stride, EMBER_OPTION_PARAMS) {
+        return empty_strided(size, stride, options(dt, dev, rg));
+      },
+      nb::arg("size"), nb::arg("stride"), nb::kw_only(), EMBER_OPTION_ARGS);
   m.def(
       "scalar_tensor",
-      [](const Scalar& v, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
+      [](const Scalar& v, EMBER_OPTION_PARAMS) {
         return scalar_tensor(v,
                              options(dt ? dt : std::optional<DType>(get_default_dtype()), dev, rg));
       },
-      nb::arg("s"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      nb::arg("s"), nb::kw_only(), EMBER_OPTION_ARGS);
 
-#define EMBER_LIKE_ARGS                                                                           \
-  nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
-                                   nb::arg("requires_grad") = false
-  m.def(
-      "empty_like",
-      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return empty_like(t, options(dt, dev, rg));
-      },
-      EMBER_LIKE_ARGS);
-  m.def(
-      "zeros_like",
-      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return zeros_like(t, options(dt, dev, rg));
-      },
-      EMBER_LIKE_ARGS);
-  m.def(
-      "ones_like",
-      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return ones_like(t, options(dt, dev, rg));
-      },
-      EMBER_LIKE_ARGS);
-  m.def(
-      "rand_like",
-      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return rand_like(t, options(dt, dev, rg));
-      },
-      EMBER_LIKE_ARGS);
-  m.def(
-      "randn_like",
-      [](const Tensor& t, std::optional<DType> dt, std::optional<Device> dev, bool rg) {
-        return randn_like(t, options(dt, dev, rg));
-      },
-      EMBER_LIKE_ARGS);
+#define EMBER_BIND_LIKE(name)                                                                    \
+  m.def(                                                                                         \
+      #name, [](const Tensor& t, EMBER_OPTION_PARAMS) { return name(t, options(dt, dev, rg)); }, \
+      nb::arg("input"), nb::kw_only(), EMBER_OPTION_ARGS);
+  EMBER_BIND_LIKE(empty_like)
+  EMBER_BIND_LIKE(zeros_like)
+  EMBER_BIND_LIKE(ones_like)
+  EMBER_BIND_LIKE(rand_like)
+  EMBER_BIND_LIKE(randn_like)
+#undef EMBER_BIND_LIKE
   m.def(
       "full_like",
-      [](const Tensor& t, const Scalar& v, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) { return full_like(t, v, options(dt, dev, rg)); },
-      nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      [](const Tensor& t, const Scalar& v, EMBER_OPTION_PARAMS) {
+        return full_like(t, v, options(dt, dev, rg));
+      },
+      nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), EMBER_OPTION_ARGS);
   m.def(
       "randint_like",
-      [](const Tensor& t, int64_t a, std::optional<int64_t> b, std::optional<DType> dt,
-         std::optional<Device> dev, bool rg) {
+      [](const Tensor& t, int64_t a, std::optional<int64_t> b, EMBER_OPTION_PARAMS) {
         return b ? randint_like(t, a, *b, options(dt, dev, rg))
                  : randint_like(t, 0, a, options(dt, dev, rg));
       },
       nb::arg("input"), nb::arg("low"), nb::arg("high") = nb::none(), nb::kw_only(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
-#undef EMBER_LIKE_ARGS
-#undef EMBER_FACTORY_ARGS
+      EMBER_OPTION_ARGS);
 
   // new_* methods: same dtype and device as self unless given.
   auto& cls = tensor_class();
-  cls.def(
-      "new_zeros",
-      [](const Tensor& t, nb::args size, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) {
-        return zeros(shape_from_args(size, "new_zeros"),
-                     options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
-      },
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
-  cls.def(
-      "new_ones",
-      [](const Tensor& t, nb::args size, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) {
-        return ones(shape_from_args(size, "new_ones"),
-                    options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
-      },
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
-  cls.def(
-      "new_empty",
-      [](const Tensor& t, nb::args size, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) {
-        return empty(shape_from_args(size, "new_empty"),
-                     options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
-      },
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+#define EMBER_BIND_NEW(pyname, fn)                                              \
+  cls.def(                                                                      \
+      pyname,                                                                   \
+      [](const Tensor& t, nb::args size, EMBER_OPTION_PARAMS) {                 \
+        return fn(shape_from_args(size, pyname), options_like(t, dt, dev, rg)); \
+      },                                                                        \
+      nb::arg("size"), nb::kw_only(), EMBER_OPTION_ARGS);
+  EMBER_BIND_NEW("new_zeros", zeros)
+  EMBER_BIND_NEW("new_ones", ones)
+  EMBER_BIND_NEW("new_empty", empty)
+#undef EMBER_BIND_NEW
   cls.def(
       "new_full",
-      [](const Tensor& t, DimVector size, const Scalar& v, std::optional<DType> dt,
-         std::optional<Device> dev, bool rg) {
-        return full(size, v, options(dt.value_or(t.dtype()), dev.value_or(t.device()), rg));
+      [](const Tensor& t, DimVector size, const Scalar& v, EMBER_OPTION_PARAMS) {
+        return full(size, v, options_like(t, dt, dev, rg));
       },
-      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), EMBER_OPTION_ARGS);
   cls.def(
       "new_tensor",
-      [](const Tensor& t, nb::handle data, std::optional<DType> dt, std::optional<Device> dev,
-         bool rg) { return tensor_from_data(data, dt.value_or(t.dtype()), dev, rg); },
-      nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      [](const Tensor& t, nb::handle data, EMBER_OPTION_PARAMS) {
+        return tensor_from_data(data, dt.value_or(t.dtype()), dev, rg);
+      },
+      nb::arg("data"), nb::kw_only(), EMBER_OPTION_ARGS);
 
-  m.def("tensor", &tensor_from_data, nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  m.def("tensor", &tensor_from_data, nb::arg("data"), nb::kw_only(), EMBER_OPTION_ARGS);
+#undef EMBER_OPTION_PARAMS
+#undef EMBER_OPTION_ARGS
   m.def("get_default_dtype", &get_default_dtype);
   m.def("set_default_dtype", &set_default_dtype, nb::arg("d"));
 }

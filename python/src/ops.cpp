@@ -22,6 +22,19 @@ Tensor binary(
   type_error(std::string(name) + "(): expected at least one Tensor argument, got two numbers");
 }
 
+// add/sub with alpha (input + alpha * other), out of place or in place; other may be a number.
+// A number with alpha 1 takes the scalar overload; otherwise it becomes a 0-d tensor, which
+// promotes as a Python number does, and the C++ op checks alpha.
+template <class ScalarOp, class TensorOp>
+auto with_alpha(const TensorOrScalar& b,
+                const Scalar& alpha,
+                ScalarOp scalar_op,
+                TensorOp tensor_op) {
+  if (b.tensor) return tensor_op(*b.tensor);
+  if (alpha.is_integral() && alpha.to_int() == 1) return scalar_op(b.scalar);
+  return tensor_op(scalar_tensor(b.scalar));
+}
+
 nb::handle max_type;  // namedtuple ("values", "indices"), owned by the module (_max_type)
 
 Tensor to_impl(const Tensor& self,
@@ -40,6 +53,10 @@ Tensor to_impl(const Tensor& self,
 void init_ops(nb::module_& m) {
   auto& cls = tensor_class();
 
+// self op other, where other may be a Tensor or a number (the C++ op has both overloads).
+#define EMBER_TENSOR_OR_SCALAR(fn) \
+  [](const Tensor& a, TensorOrScalar b) { return b.tensor ? fn(a, *b.tensor) : fn(a, b.scalar); }
+
   // ---- elementwise ------------------------------------------------------------------------
 #define EMBER_BIND_UNARY(name, ...) def_both(m, #name, [](const Tensor& x) { return name(x); });
   EMBER_UNARY_OPS(EMBER_BIND_UNARY)
@@ -57,12 +74,7 @@ void init_ops(nb::module_& m) {
             [](const Scalar& x, const Tensor& y) { return name(x, y); }, #name); \
       },                                                                         \
       nb::arg("input"), nb::arg("other"));                                       \
-  cls.def(                                                                       \
-      #name,                                                                     \
-      [](const Tensor& a, TensorOrScalar b) {                                    \
-        return b.tensor ? name(a, *b.tensor) : name(a, b.scalar);                \
-      },                                                                         \
-      nb::arg("other"));
+  cls.def(#name, EMBER_TENSOR_OR_SCALAR(name), nb::arg("other"));
   EMBER_BINARY_OPS(EMBER_BIND_BINARY)
   EMBER_COMPARE_OPS(EMBER_BIND_BINARY)
 #undef EMBER_BIND_BINARY
@@ -71,14 +83,9 @@ void init_ops(nb::module_& m) {
   for (const char* name : {"add", "sub", "subtract"}) {
     const bool is_add = name[0] == 'a';
     auto fn = [is_add](const Tensor& a, TensorOrScalar b, const Scalar& alpha) {
-      const bool unit = alpha.is_integral() && alpha.to_int() == 1;
-      if (!b.tensor) {
-        if (unit) return is_add ? add(a, b.scalar) : sub(a, b.scalar);
-        // A 0-d tensor promotes as a Python number does, and the C++ op checks alpha.
-        const Tensor bt = scalar_tensor(b.scalar);
-        return is_add ? add(a, bt, alpha) : sub(a, bt, alpha);
-      }
-      return is_add ? add(a, *b.tensor, alpha) : sub(a, *b.tensor, alpha);
+      return with_alpha(
+          b, alpha, [&](const Scalar& s) { return is_add ? add(a, s) : sub(a, s); },
+          [&](const Tensor& t) { return is_add ? add(a, t, alpha) : sub(a, t, alpha); });
     };
     m.def(name, fn, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
     cls.def(name, fn, nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
@@ -98,99 +105,51 @@ void init_ops(nb::module_& m) {
         return other.tensor ? where(cond, self, *other.tensor) : where(cond, self, other.scalar);
       },
       nb::arg("condition"), nb::arg("other"));
-  def_both(
-      m, "true_divide",
-      [](const Tensor& a, TensorOrScalar b) {
-        return b.tensor ? div(a, *b.tensor) : div(a, b.scalar);
-      },
-      nb::arg("other"));
-  def_both(
-      m, "multiply",
-      [](const Tensor& a, TensorOrScalar b) {
-        return b.tensor ? mul(a, *b.tensor) : mul(a, b.scalar);
-      },
-      nb::arg("other"));
+  def_both(m, "true_divide", EMBER_TENSOR_OR_SCALAR(div), nb::arg("other"));
+  def_both(m, "multiply", EMBER_TENSOR_OR_SCALAR(mul), nb::arg("other"));
 
   // Operators. Returning NotImplemented for other types is nanobind's is_operator behaviour.
+#define EMBER_BIND_OPERATOR(pyname, fn)                                                  \
+  cls.def("__" #pyname "__", EMBER_TENSOR_OR_SCALAR(fn), nb::is_operator())              \
+      .def(                                                                              \
+          "__r" #pyname "__", [](const Tensor& a, const Scalar& b) { return fn(b, a); }, \
+          nb::is_operator());
+  EMBER_BIND_OPERATOR(add, add)
+  EMBER_BIND_OPERATOR(sub, sub)
+  EMBER_BIND_OPERATOR(mul, mul)
+  EMBER_BIND_OPERATOR(truediv, div)
+  EMBER_BIND_OPERATOR(pow, pow)
+#undef EMBER_BIND_OPERATOR
   cls.def(
-         "__add__",
-         [](const Tensor& a, TensorOrScalar b) {
-           return b.tensor ? add(a, *b.tensor) : add(a, b.scalar);
-         },
+         "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
          nb::is_operator())
-      .def(
-          "__radd__", [](const Tensor& a, const Scalar& b) { return add(b, a); }, nb::is_operator())
-      .def(
-          "__sub__",
-          [](const Tensor& a, TensorOrScalar b) {
-            return b.tensor ? sub(a, *b.tensor) : sub(a, b.scalar);
-          },
-          nb::is_operator())
-      .def(
-          "__rsub__", [](const Tensor& a, const Scalar& b) { return sub(b, a); }, nb::is_operator())
-      .def(
-          "__mul__",
-          [](const Tensor& a, TensorOrScalar b) {
-            return b.tensor ? mul(a, *b.tensor) : mul(a, b.scalar);
-          },
-          nb::is_operator())
-      .def(
-          "__rmul__", [](const Tensor& a, const Scalar& b) { return mul(b, a); }, nb::is_operator())
-      .def(
-          "__truediv__",
-          [](const Tensor& a, TensorOrScalar b) {
-            return b.tensor ? div(a, *b.tensor) : div(a, b.scalar);
-          },
-          nb::is_operator())
-      .def(
-          "__rtruediv__", [](const Tensor& a, const Scalar& b) { return div(b, a); },
-          nb::is_operator())
-      .def(
-          "__pow__",
-          [](const Tensor& a, TensorOrScalar b) {
-            return b.tensor ? pow(a, *b.tensor) : pow(a, b.scalar);
-          },
-          nb::is_operator())
-      .def(
-          "__rpow__", [](const Tensor& a, const Scalar& b) { return pow(b, a); }, nb::is_operator())
-      .def(
-          "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
-          nb::is_operator())
       .def("__neg__", [](const Tensor& a) { return neg(a); })
       .def("__pos__", [](const Tensor& a) { return a; })
       .def("__abs__", [](const Tensor& a) { return abs(a); });
-#define EMBER_BIND_COMPARE_OP(pyname, fn)                     \
-  cls.def(                                                    \
-      pyname,                                                 \
-      [](const Tensor& a, TensorOrScalar b) {                 \
-        return b.tensor ? fn(a, *b.tensor) : fn(a, b.scalar); \
-      },                                                      \
-      nb::is_operator());
-  EMBER_BIND_COMPARE_OP("__eq__", eq)
-  EMBER_BIND_COMPARE_OP("__ne__", ne)
-  EMBER_BIND_COMPARE_OP("__lt__", lt)
-  EMBER_BIND_COMPARE_OP("__le__", le)
-  EMBER_BIND_COMPARE_OP("__gt__", gt)
-  EMBER_BIND_COMPARE_OP("__ge__", ge)
-#undef EMBER_BIND_COMPARE_OP
+  cls.def("__eq__", EMBER_TENSOR_OR_SCALAR(eq), nb::is_operator())
+      .def("__ne__", EMBER_TENSOR_OR_SCALAR(ne), nb::is_operator())
+      .def("__lt__", EMBER_TENSOR_OR_SCALAR(lt), nb::is_operator())
+      .def("__le__", EMBER_TENSOR_OR_SCALAR(le), nb::is_operator())
+      .def("__gt__", EMBER_TENSOR_OR_SCALAR(gt), nb::is_operator())
+      .def("__ge__", EMBER_TENSOR_OR_SCALAR(ge), nb::is_operator());
+#undef EMBER_TENSOR_OR_SCALAR
 
   // In place: these return the same Python object, as PyTorch's do.
-#define EMBER_BIND_INPLACE(pyname, fn)        \
-  cls.def(                                    \
-      pyname,                                 \
-      [](nb::handle self, TensorOrScalar b) { \
-        Tensor& t = nb::cast<Tensor&>(self);  \
-        if (b.tensor)                         \
-          fn(t, *b.tensor);                   \
-        else                                  \
-          fn(t, b.scalar);                    \
-        return nb::borrow(self);              \
-      },                                      \
-      nb::is_operator());
-  EMBER_BIND_INPLACE("__iadd__", add_)
-  EMBER_BIND_INPLACE("__isub__", sub_)
-  EMBER_BIND_INPLACE("__imul__", mul_)
-  EMBER_BIND_INPLACE("__itruediv__", div_)
+#define EMBER_BIND_INPLACE(pyname, fn, ...)            \
+  cls.def(                                             \
+      pyname,                                          \
+      [](nb::handle self, TensorOrScalar b) {          \
+        Tensor& t = nb::cast<Tensor&>(self);           \
+        b.tensor ? fn(t, *b.tensor) : fn(t, b.scalar); \
+        return nb::borrow(self);                       \
+      },                                               \
+      __VA_ARGS__);
+  EMBER_BIND_INPLACE("__iadd__", add_, nb::is_operator())
+  EMBER_BIND_INPLACE("__isub__", sub_, nb::is_operator())
+  EMBER_BIND_INPLACE("__imul__", mul_, nb::is_operator())
+  EMBER_BIND_INPLACE("__itruediv__", div_, nb::is_operator())
+  EMBER_BIND_INPLACE("mul_", mul_, nb::arg("other"))
+  EMBER_BIND_INPLACE("div_", div_, nb::arg("other"))
 #undef EMBER_BIND_INPLACE
   for (const char* name : {"add_", "sub_"}) {
     const bool is_add = name[0] == 'a';
@@ -198,42 +157,21 @@ void init_ops(nb::module_& m) {
         name,
         [is_add](nb::handle self, TensorOrScalar b, const Scalar& alpha) {
           Tensor& t = nb::cast<Tensor&>(self);
-          const bool unit = alpha.is_integral() && alpha.to_int() == 1;
-          if (!b.tensor) {
-            if (unit) {
-              is_add ? add_(t, b.scalar) : sub_(t, b.scalar);
-            } else {
-              const Tensor bt = scalar_tensor(b.scalar);
-              is_add ? add_(t, bt, alpha) : sub_(t, bt, alpha);
-            }
-          } else {
-            is_add ? add_(t, *b.tensor, alpha) : sub_(t, *b.tensor, alpha);
-          }
+          with_alpha(
+              b, alpha,
+              [&](const Scalar& s) -> Tensor& { return is_add ? add_(t, s) : sub_(t, s); },
+              [&](const Tensor& o) -> Tensor& {
+                return is_add ? add_(t, o, alpha) : sub_(t, o, alpha);
+              });
           return nb::borrow(self);
         },
         nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
   }
-  cls.def(
-         "mul_",
-         [](nb::handle self, TensorOrScalar b) {
-           Tensor& t = nb::cast<Tensor&>(self);
-           b.tensor ? mul_(t, *b.tensor) : mul_(t, b.scalar);
-           return nb::borrow(self);
-         },
-         nb::arg("other"))
-      .def(
-          "div_",
-          [](nb::handle self, TensorOrScalar b) {
-            Tensor& t = nb::cast<Tensor&>(self);
-            b.tensor ? div_(t, *b.tensor) : div_(t, b.scalar);
+  cls.def("zero_",
+          [](nb::handle self) {
+            zero_(nb::cast<Tensor&>(self));
             return nb::borrow(self);
-          },
-          nb::arg("other"))
-      .def("zero_",
-           [](nb::handle self) {
-             zero_(nb::cast<Tensor&>(self));
-             return nb::borrow(self);
-           })
+          })
       .def(
           "fill_",
           [](nb::handle self, TensorOrScalar v) {

@@ -24,12 +24,14 @@ struct Operand {
   Operand(const Scalar& s) : scalar(s) {}
 };
 
-enum class ReduceOp : uint8_t { Sum, Max, Min };
+enum class ReduceOp : uint8_t { Sum, Max, Min, Prod };
 enum class RandomDist : uint8_t { Uniform, Normal, Integer };
 
 struct KernelTable {
   // out = f(in); out and in have the same shape and dtype.
   using Unary = void (*)(const Tensor& out, const Tensor& in);
+  // out = f(in, p) with the op's parameters p[0..2] (ParamUnaryOp); as Unary otherwise.
+  using ParamUnary = void (*)(const Tensor& out, const Tensor& in, const Scalar* params);
   // out = f(a, b); tensor operands have out's dtype (compare: out is bool) and broadcast to it.
   using Binary = void (*)(const Tensor& out, const Operand& a, const Operand& b);
   // dst = src converted to dst's dtype; src broadcasts to dst's shape.
@@ -38,7 +40,7 @@ struct KernelTable {
   using Copy = void (*)(const Tensor& dst, const Tensor& src);
   using Fill = void (*)(const Tensor& dst, const Scalar& value);
   // out has in's rank with size 1 in every dim marked in `dims` (bit d = dim d); out may have a
-  // wider dtype than in (e.g. int64 sums of int32), and receives the reduction of in.
+  // wider dtype than in (int64 sums and products of integers), and receives the reduction of in.
   using Reduce = void (*)(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t dims);
   // values/indices: in's shape with size 1 at `dim`; first index of the max (min); NaN wins.
   using ArgReduce = void (*)(
@@ -53,11 +55,15 @@ struct KernelTable {
   using Random = void (*)(
       RandomDist dist, const Tensor& out, Generator& gen, const Scalar& a, const Scalar& b);
   using Randperm = void (*)(const Tensor& out, Generator& gen);
+  // out = softmax (log_softmax when log) of in along dim; same shape and floating dtype.
+  using Softmax = void (*)(const Tensor& out, const Tensor& in, int64_t dim, bool log);
 
   Allocator* allocator = nullptr;  // memory for this device's tensors
   Unary unary[kNumUnaryOps] = {};
   Binary binary[kNumBinaryOps] = {};
   Binary compare[kNumCompareOps] = {};
+  ParamUnary param_unary[kNumParamUnaryOps] = {};
+  Unary predicate[kNumPredicateOps] = {};  // out is bool, in any dtype
   Where where = nullptr;
   Copy copy = nullptr;
   Fill fill = nullptr;
@@ -67,6 +73,7 @@ struct KernelTable {
   Range range = nullptr;
   Random random = nullptr;
   Randperm randperm = nullptr;
+  Softmax softmax = nullptr;
 };
 
 // The table of `device`'s backend; throws if ember was built without it.

@@ -87,6 +87,7 @@ struct DTypeSet {
   constexpr DTypeSet() = default;
   constexpr DTypeSet(DType t) : bits(uint16_t(1u << int(t))) {}
   constexpr bool contains(DType t) const { return bits & (1u << int(t)); }
+  constexpr bool empty() const { return bits == 0; }
   constexpr DTypeSet operator|(DTypeSet o) const { return from_bits(bits | o.bits); }
   constexpr DTypeSet operator-(DTypeSet o) const { return from_bits(bits & ~o.bits); }
   static constexpr DTypeSet from_bits(unsigned b) {

@@ -9,6 +9,8 @@
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
+#include "ember/ops/math.h"
+#include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
 
@@ -30,27 +32,59 @@ constexpr ElementwiseInfo kUnary[] = {
     EMBER_UNARY_OPS(EMBER_INFO)};
 constexpr ElementwiseInfo kBinary[] = {EMBER_BINARY_OPS(EMBER_INFO)};
 #undef EMBER_INFO
-constexpr ElementwiseInfo kCompare[] = {
-#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false, kSaveNone},
-    EMBER_COMPARE_OPS(EMBER_INFO)
+constexpr ElementwiseInfo kParamUnary[] = {
+#define EMBER_INFO(name, F, dtypes, to_float, saves, ...) \
+  {#name, #name "_", #F "Backward0", dtypes, to_float, saves},
+    EMBER_PARAM_UNARY_OPS(EMBER_INFO)
 #undef EMBER_INFO
 };
+constexpr ElementwiseInfo kCompare[] = {
+#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false, kSaveNone},
+    EMBER_COMPARE_OPS(EMBER_INFO)};
+constexpr ElementwiseInfo kPredicate[] = {EMBER_PREDICATE_OPS(EMBER_INFO)};
+#undef EMBER_INFO
+
+// The ops with parameters that have a public in-place form (softplus_ and gelu_ do not, as in
+// PyTorch); celu_ is elu_ with other parameters.
+constexpr const char* kParamInplace[] = {"clamp_", "hardtanh_", "threshold_", "leaky_relu_",
+                                         "elu_",   "logit_",    "round_",     "nan_to_num_"};
+
+// Whether the op has a gradient: false for ops on integers and bools only.
+bool differentiable(const ElementwiseInfo& i) {
+  return i.to_float || !(i.dtypes - kIntegralTypes - kBool).empty();
+}
 
 std::vector<OpInfo> make_op_infos() {
   std::vector<OpInfo> v;
+  // The in-place forms accept the dtypes their kernel computes in: self must be able to hold the
+  // result, so an integer tensor has no exp_ (its exp is a float tensor).
   for (const auto& i : kUnary) {
-    v.push_back({i.name, OpKind::Unary, i.to_float ? kAllTypes : i.dtypes, true});
+    v.push_back({i.name, OpKind::Unary, i.to_float ? kAllTypes : i.dtypes, differentiable(i)});
+    v.push_back({i.inplace_name, OpKind::Inplace, i.dtypes, differentiable(i)});
   }
+  for (const auto& i : kParamUnary) {
+    v.push_back({i.name, OpKind::Unary, i.to_float ? kAllTypes : i.dtypes, differentiable(i)});
+  }
+  for (const char* name : kParamInplace) {
+    const std::string_view base(name, std::char_traits<char>::length(name) - 1);
+    for (const auto& i : kParamUnary)
+      if (base == i.name) v.push_back({name, OpKind::Inplace, i.dtypes, differentiable(i)});
+  }
+  v.push_back({"celu", OpKind::Unary, kFloatingTypes, true});
+  v.push_back({"celu_", OpKind::Inplace, kFloatingTypes, true});
   for (const auto& i : kBinary) {
-    v.push_back({i.name, OpKind::Binary, i.to_float ? kAllTypes : i.dtypes, true});
+    v.push_back({i.name, OpKind::Binary, i.to_float ? kAllTypes : i.dtypes, differentiable(i)});
+    v.push_back({i.inplace_name, OpKind::Inplace, i.dtypes, differentiable(i)});
   }
-  for (const auto& i : kCompare) v.push_back({i.name, OpKind::Compare, kAllTypes, false});
-  // The in-place forms accept what their out-of-place op accepts, and must be able to store the
-  // result in self: integer division gives floats, so div_ takes floating tensors only.
-  v.push_back({"add_", OpKind::Inplace, kAllTypes, true});
-  v.push_back({"sub_", OpKind::Inplace, kNumericTypes, true});
-  v.push_back({"mul_", OpKind::Inplace, kAllTypes, true});
-  v.push_back({"div_", OpKind::Inplace, kFloatingTypes, true});
+  for (const auto& i : kCompare) {
+    v.push_back({i.name, OpKind::Compare, kAllTypes, false});
+    v.push_back({i.inplace_name, OpKind::Inplace, kAllTypes, false});
+  }
+  for (const auto& i : kPredicate) v.push_back({i.name, OpKind::Compare, kAllTypes, false});
+  v.push_back({"logical_not_", OpKind::Inplace, kAllTypes, false});
+  v.push_back({"isclose", OpKind::Compare, kAllTypes, false});
+  v.push_back({"allclose", OpKind::Compare, kAllTypes, false});
+  v.push_back({"equal", OpKind::Compare, kAllTypes, false});
   v.push_back({"where", OpKind::Other, kAllTypes, true});
   v.push_back({"zero_", OpKind::Inplace, kAllTypes, true});
   v.push_back({"fill_", OpKind::Inplace, kAllTypes, true});
@@ -100,6 +134,15 @@ Tensor unary_forward(UnaryOp op, const Tensor& x) {
   const DType dt = compute_dtype(info, x.dtype());
   Tensor out = new_output(x.sizes(), dt, x.device());
   kernel(kernels(x.device()).unary[int(op)], x.device(), info.name)(out, cast(x, dt));
+  return out;
+}
+
+Tensor param_unary_forward(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
+  const auto& info = kParamUnary[int(op)];
+  const DType dt = compute_dtype(info, x.dtype());
+  Tensor out = new_output(x.sizes(), dt, x.device());
+  kernel(kernels(x.device()).param_unary[int(op)], x.device(), info.name)(out, cast(x, dt),
+                                                                          p.data());
   return out;
 }
 
@@ -185,6 +228,23 @@ void check_scalar_operand(BinaryOp op, const Tensor& a, const Scalar& b) {
   }
 }
 
+// Integer division by zero has no value to give: refused before the kernel runs, as PyTorch's
+// CPU kernels do (floating division gives inf or nan instead).
+bool is_integer_division(BinaryOp op, DType dt) {
+  return (op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod) &&
+         !is_floating(dt);
+}
+void check_divisor(BinaryOp op, DType dt, const Tensor& b) {
+  if (!is_integer_division(op, dt) || b.numel() == 0) return;
+  NoGradGuard no_grad;
+  EMBER_CHECK(!any(eq(b, 0)).item().to_bool(), "[", kBinary[int(op)].name,
+              "] ZeroDivisionError: integer division by zero");
+}
+void check_divisor(BinaryOp op, DType dt, const Scalar& b) {
+  EMBER_CHECK(!is_integer_division(op, dt) || b.to_double() != 0, "[", kBinary[int(op)].name,
+              "] ZeroDivisionError: integer division by zero");
+}
+
 // A scalar operand as a 0-d tensor, for backward formulas (only built when recording).
 Tensor wrap(const Scalar& s, const Tensor& like) {
   return scalar_tensor(s, TensorOptions(like.dtype()).device(like.device()));
@@ -244,6 +304,33 @@ DType result_type(const Tensor& a, const Scalar& b) {
 EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 #undef EMBER_DEFINE_UNARY
 
+Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
+  Tensor out = param_unary_forward(op, x, p);
+  if (!any_requires_grad(x) || !is_floating(out.dtype())) return out;
+  switch (op) {
+#define EMBER_CASE(name, F, dtypes, to_float, saves, grad_expr)                              \
+  case ParamUnaryOp::name:                                                                   \
+    record_unary<saves>(kParamUnary[int(op)].backward_name, x, out,                          \
+                        [p](const Tensor& g, const Tensor& x, const Tensor& out) -> Tensor { \
+                          (void)x, (void)out, (void)p;                                       \
+                          return grad_expr;                                                  \
+                        });                                                                  \
+    break;
+    EMBER_PARAM_UNARY_OPS(EMBER_CASE)
+#undef EMBER_CASE
+  }
+  return out;
+}
+
+#define EMBER_DEFINE_PREDICATE(name, F)                                                       \
+  Tensor name(const Tensor& x) {                                                              \
+    Tensor out = new_output(x.sizes(), kBool, x.device());                                    \
+    kernel(kernels(x.device()).predicate[int(PredicateOp::name)], x.device(), #name)(out, x); \
+    return out;                                                                               \
+  }
+EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
+#undef EMBER_DEFINE_PREDICATE
+
 // ---- binary ops
 // ------------------------------------------------------------------------------------
 
@@ -264,6 +351,7 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
   }                                                                                             \
   Tensor name(const Tensor& a, const Tensor& b) {                                               \
     const auto& info = kBinary[int(BinaryOp::name)];                                            \
+    check_divisor(BinaryOp::name, result_type(a, b), b);                                        \
     Tensor out = binary_tt(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b); \
     if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);          \
     return out;                                                                                 \
@@ -271,6 +359,7 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
   Tensor name(const Tensor& a, const Scalar& b) {                                               \
     const auto& info = kBinary[int(BinaryOp::name)];                                            \
     check_scalar_operand(BinaryOp::name, a, b);                                                 \
+    check_divisor(BinaryOp::name, result_type(a, b), b);                                        \
     Tensor out =                                                                                \
         binary_ts(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b, false);   \
     if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out);  \
@@ -278,6 +367,7 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
   }                                                                                             \
   Tensor name(const Scalar& a, const Tensor& b) {                                               \
     const auto& info = kBinary[int(BinaryOp::name)];                                            \
+    check_divisor(BinaryOp::name, result_type(b, a), b);                                        \
     Tensor out =                                                                                \
         binary_ts(info, kernels(b.device()).binary[int(BinaryOp::name)], false, b, a, true);    \
     if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out);  \
@@ -391,20 +481,6 @@ Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
   return where_impl(cond, a, b);
 }
 
-namespace detail {
-
-Tensor pow_base_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
-  // d/da a^b = b * a^(b-1), and 0 where b == 0 (a^(b-1) may be inf there: 0 * inf is nan).
-  return where(eq(b, 0), Scalar(0), g * b * pow(a, b - 1));
-}
-
-Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) {
-  // d/db a^b = a^b * log(a); PyTorch defines it as 0 where a == 0 and b >= 0.
-  return where(eq(a, 0) * ge(b, 0), Scalar(0), g * out * log(a));
-}
-
-}  // namespace detail
-
 // ---- in-place ops
 // ------------------------------------------------------------------------------------
 
@@ -465,6 +541,30 @@ void check_no_internal_overlap(const Tensor& self, const char* op) {
 // place on self's current value (cloned first when the gradient reads it), the result is copied
 // into self, and self's history moves to the new node. In-place ops on views of tensors that
 // require grad are refused for now (they need PyTorch's CopySlices).
+// Records an op that overwrites all of self: self's old value gets a zero gradient, `src` (if
+// any) the incoming one.
+void record_overwrite(const char* name, Tensor& self, const Tensor* src);
+
+// Writes `result`, computed out of place from self's old value, into self, and moves self's
+// history to result's node (Note [In-place ops and autograd]).
+void commit_recorded(Tensor& self, const Tensor& result, const char* name) {
+  kernel(kernels(self.device()).copy, self.device(), name)(self, result);
+  self.storage()->bump_version();
+  if (!result.grad_fn()) return record_overwrite(name, self, nullptr);
+  attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
+  mark_inplace(self);
+}
+
+// The checks of an in-place op with a tensor operand: same device, no partial overlap, and the
+// operand broadcasts to self's shape (self does not grow).
+void check_inplace_operand(const Tensor& self, const Tensor& other, const char* name) {
+  check_same_device(self, other, name);
+  check_no_partial_overlap(self, other, name);
+  const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), name);
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "[", name, "] output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", shape);
+}
+
 template <class Other>
 Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   const auto& info = kBinary[int(op)];
@@ -472,15 +572,14 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   bool other_requires_grad = false;
   if constexpr (std::is_same_v<Other, Tensor>) {
     other_requires_grad = any_requires_grad(other);
-    check_same_device(self, other, info.inplace_name);
-    check_no_partial_overlap(self, other, info.inplace_name);
-    const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), info.inplace_name);
-    EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "[", info.inplace_name, "] output with shape ",
-                self.sizes(), " doesn't match the broadcast shape ", shape);
+    check_inplace_operand(self, other, info.inplace_name);
+  } else {
+    check_scalar_operand(op, self, other);
   }
   const DType dt = compute_dtype(info, result_type(self, other));
   EMBER_CHECK(can_cast(dt, self.dtype()), "[", info.inplace_name, "] result type ", dt,
               " can't be cast to the desired output type ", self.dtype());
+  check_divisor(op, dt, other);
   const bool recording = any_requires_grad(self) || other_requires_grad;
   check_inplace(self, info.inplace_name, recording);
   if (!recording) {
@@ -507,15 +606,48 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
     EMBER_BINARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }
-  kernel(kernels(self.device()).copy, self.device(), info.inplace_name)(self, result);
-  self.storage()->bump_version();
-  attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
-  mark_inplace(self);
+  commit_recorded(self, result, info.inplace_name);
   return self;
 }
 
-// Records an op that overwrites all of self: self's old value gets a zero gradient, `src` (if
-// any) the incoming one.
+// self = f(self) for a unary op: `run` calls the kernel with self as input and output, `op` is
+// the out-of-place op (used when recording).
+template <class Run, class Op>
+Tensor& inplace_unary(const ElementwiseInfo& info, Tensor& self, Run run, Op op) {
+  check_no_internal_overlap(self, info.inplace_name);
+  const DType dt = compute_dtype(info, self.dtype());
+  EMBER_CHECK(dt == self.dtype(), "[", info.inplace_name, "] result type ", dt,
+              " can't be cast to the desired output type ", self.dtype());
+  const bool recording = any_requires_grad(self);
+  check_inplace(self, info.inplace_name, recording);
+  if (!recording) {
+    run();
+    self.storage()->bump_version();
+    return self;
+  }
+  commit_recorded(self, op((info.saves & kSaveX) ? clone(self) : self), info.inplace_name);
+  return self;
+}
+
+// self = (self op other) for a comparison or logical op: the bool result is cast to self's dtype
+// (0 and 1); self's old value gets no gradient.
+template <class Other, class Op>
+Tensor& inplace_to_bool(const char* name, Tensor& self, const Other& other, Op op) {
+  check_no_internal_overlap(self, name);
+  if constexpr (std::is_same_v<Other, Tensor>) check_inplace_operand(self, other, name);
+  const bool recording = any_requires_grad(self);
+  check_inplace(self, name, recording);
+  Tensor result;
+  {
+    NoGradGuard no_grad;
+    result = op(self, other);
+  }
+  kernel(kernels(self.device()).copy, self.device(), name)(self, result);
+  self.storage()->bump_version();
+  if (recording) record_overwrite(name, self, nullptr);
+  return self;
+}
+
 void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
   Tensor old = detach(self);  // stands for self's previous value in the graph
   if (AutogradMeta* m = autograd_meta(self)) {
@@ -541,28 +673,61 @@ Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_alpha(self.dtype(), alpha, "add_");
   return inplace_binary(BinaryOp::add, self, mul(other, alpha));
 }
-Tensor& add_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::add, self, other);
-}
 Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (is_one(alpha)) return inplace_binary(BinaryOp::sub, self, other);
   check_alpha(self.dtype(), alpha, "sub_");
   return inplace_binary(BinaryOp::sub, self, mul(other, alpha));
 }
-Tensor& sub_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::sub, self, other);
+
+#define EMBER_DEFINE_BINARY_INPLACE(name, ...)          \
+  Tensor& name##_(Tensor& self, const Tensor& other) {  \
+    return inplace_binary(BinaryOp::name, self, other); \
+  }                                                     \
+  Tensor& name##_(Tensor& self, const Scalar& other) {  \
+    return inplace_binary(BinaryOp::name, self, other); \
+  }
+EMBER_BINARY_OPS(EMBER_DEFINE_BINARY_INPLACE)
+#undef EMBER_DEFINE_BINARY_INPLACE
+
+#define EMBER_DEFINE_COMPARE_INPLACE(name, ...)                                          \
+  Tensor& name##_(Tensor& self, const Tensor& other) {                                   \
+    return inplace_to_bool(kCompare[int(CompareOp::name)].inplace_name, self, other,     \
+                           [](const Tensor& a, const Tensor& b) { return name(a, b); }); \
+  }                                                                                      \
+  Tensor& name##_(Tensor& self, const Scalar& other) {                                   \
+    return inplace_to_bool(kCompare[int(CompareOp::name)].inplace_name, self, other,     \
+                           [](const Tensor& a, const Scalar& b) { return name(a, b); }); \
+  }
+EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE_INPLACE)
+#undef EMBER_DEFINE_COMPARE_INPLACE
+
+Tensor& logical_not_(Tensor& self) {
+  return inplace_to_bool("logical_not_", self, Scalar(0),
+                         [](const Tensor& a, const Scalar&) { return logical_not(a); });
 }
-Tensor& mul_(Tensor& self, const Tensor& other) {
-  return inplace_binary(BinaryOp::mul, self, other);
-}
-Tensor& mul_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::mul, self, other);
-}
-Tensor& div_(Tensor& self, const Tensor& other) {
-  return inplace_binary(BinaryOp::div, self, other);
-}
-Tensor& div_(Tensor& self, const Scalar& other) {
-  return inplace_binary(BinaryOp::div, self, other);
+
+#define EMBER_DEFINE_UNARY_INPLACE(name, ...)                                                 \
+  Tensor& name##_(Tensor& self) {                                                             \
+    return inplace_unary(                                                                     \
+        kUnary[int(UnaryOp::name)], self,                                                     \
+        [&] {                                                                                 \
+          kernel(kernels(self.device()).unary[int(UnaryOp::name)], self.device(), #name "_")( \
+              self, self);                                                                    \
+        },                                                                                    \
+        [](const Tensor& x) { return name(x); });                                             \
+  }
+EMBER_UNARY_OPS(EMBER_DEFINE_UNARY_INPLACE)
+#undef EMBER_DEFINE_UNARY_INPLACE
+
+Tensor& param_unary_(ParamUnaryOp op, Tensor& self, const UnaryParams& p) {
+  const auto& info = kParamUnary[int(op)];
+  return inplace_unary(
+      info, self,
+      [&] {
+        kernel(kernels(self.device()).param_unary[int(op)], self.device(), info.inplace_name)(
+            self, self, p.data());
+      },
+      [&](const Tensor& x) { return param_unary(op, x, p); });
 }
 
 void check_fill_value(const Scalar& value, DType dtype, const char* op) {

@@ -1,14 +1,95 @@
 // Elementwise ops with broadcasting and PyTorch's type promotion (lists in elementwise_ops.h).
 #pragma once
 
+#include <array>
+#include <optional>
+#include <string_view>
+
 #include "ember/core/tensor.h"
 #include "ember/ops/elementwise_ops.h"
 
 namespace ember {
 
-#define EMBER_DECLARE_UNARY(name, ...) Tensor name(const Tensor& x);
+// Each unary op and its in-place form (x.exp_()); the in-place form refuses results that self's
+// dtype cannot hold (an integer tensor's exp_).
+#define EMBER_DECLARE_UNARY(name, ...) \
+  Tensor name(const Tensor& x);        \
+  Tensor& name##_(Tensor& self);
 EMBER_UNARY_OPS(EMBER_DECLARE_UNARY)
 #undef EMBER_DECLARE_UNARY
+
+// Predicates: a bool tensor of x's shape.
+#define EMBER_DECLARE_PREDICATE(name, ...) Tensor name(const Tensor& x);
+EMBER_PREDICATE_OPS(EMBER_DECLARE_PREDICATE)
+#undef EMBER_DECLARE_PREDICATE
+Tensor& logical_not_(Tensor& self);
+
+// The unary ops with parameters (EMBER_PARAM_UNARY_OPS), with PyTorch's arguments. A bound of
+// clamp that is not given is no bound; bounds of another category promote (an integer tensor
+// clamped at 0.5 gives floats).
+Tensor clamp(const Tensor& x,
+             const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max = std::nullopt);
+// Tensor bounds broadcast with x: maximum(x, min), then minimum(., max).
+Tensor clamp(const Tensor& x,
+             const std::optional<Tensor>& min,
+             const std::optional<Tensor>& max = std::nullopt);
+Tensor& clamp_(Tensor& self,
+               const std::optional<Scalar>& min,
+               const std::optional<Scalar>& max = std::nullopt);
+Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
+Tensor& hardtanh_(Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+// x <= threshold ? value : x.
+Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value);
+Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value);
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
+Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope = 0.01);
+// scale * (x > 0 ? x : alpha * (exp(input_scale * x) - 1)).
+Tensor elu(const Tensor& x,
+           const Scalar& alpha = 1,
+           const Scalar& scale = 1,
+           const Scalar& input_scale = 1);
+Tensor& elu_(Tensor& self,
+             const Scalar& alpha = 1,
+             const Scalar& scale = 1,
+             const Scalar& input_scale = 1);
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha != 0.
+Tensor celu(const Tensor& x, const Scalar& alpha = 1);
+Tensor& celu_(Tensor& self, const Scalar& alpha = 1);
+// log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.
+Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
+// approximate: "none" (the exact normal CDF) or "tanh".
+Tensor gelu(const Tensor& x, std::string_view approximate = "none");
+// log(x / (1 - x)), x clamped to [eps, 1 - eps] first when eps is given.
+Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
+Tensor& logit_(Tensor& self, std::optional<double> eps = std::nullopt);
+// Half to even at `decimals` decimal digits (integer tensors: decimals must be 0).
+Tensor round(const Tensor& x, int64_t decimals = 0);
+Tensor& round_(Tensor& self, int64_t decimals = 0);
+// NaN, +inf and -inf replaced; infinities default to the dtype's largest and lowest finite.
+Tensor nan_to_num(const Tensor& x,
+                  std::optional<double> nan = 0.0,
+                  std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
+Tensor& nan_to_num_(Tensor& self,
+                    std::optional<double> nan = 0.0,
+                    std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt);
+
+// Comparisons built from the above. |a - b| <= atol + rtol * |b|, infinities equal to
+// themselves, NaN equal to NaN only with equal_nan.
+Tensor isclose(const Tensor& a,
+               const Tensor& b,
+               double rtol = 1e-5,
+               double atol = 1e-8,
+               bool equal_nan = false);
+bool allclose(const Tensor& a,
+              const Tensor& b,
+              double rtol = 1e-5,
+              double atol = 1e-8,
+              bool equal_nan = false);
+// Same shape and the same values (dtypes may differ).
+bool equal(const Tensor& a, const Tensor& b);
 
 // Each binary op takes tensors or scalars on either side; scalars are weak in promotion.
 #define EMBER_DECLARE_BINARY(name, ...)          \
@@ -18,6 +99,15 @@ EMBER_UNARY_OPS(EMBER_DECLARE_UNARY)
 EMBER_BINARY_OPS(EMBER_DECLARE_BINARY)
 EMBER_COMPARE_OPS(EMBER_DECLARE_BINARY)
 #undef EMBER_DECLARE_BINARY
+
+// The in-place forms of the binary ops (add_ and sub_ also take alpha, below), comparisons
+// included: self = self op other, cast to self's dtype (bool results become 0 and 1).
+#define EMBER_DECLARE_BINARY_INPLACE(name, ...)       \
+  Tensor& name##_(Tensor& self, const Tensor& other); \
+  Tensor& name##_(Tensor& self, const Scalar& other);
+EMBER_BINARY_OPS(EMBER_DECLARE_BINARY_INPLACE)
+EMBER_COMPARE_OPS(EMBER_DECLARE_BINARY_INPLACE)
+#undef EMBER_DECLARE_BINARY_INPLACE
 
 // cond ? a : b elementwise, with broadcasting; a and b promote as a binary op's operands.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -33,24 +123,41 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
 DType result_type(const Tensor& a, const Tensor& b);
 DType result_type(const Tensor& a, const Scalar& b);
 
-// In place: self = self op other; the result dtype must be castable to self's dtype.
-Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor& add_(Tensor& self, const Scalar& other);
-Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor& sub_(Tensor& self, const Scalar& other);
-Tensor& mul_(Tensor& self, const Tensor& other);
-Tensor& mul_(Tensor& self, const Scalar& other);
-Tensor& div_(Tensor& self, const Tensor& other);
-Tensor& div_(Tensor& self, const Scalar& other);
+// In place: self = self + alpha * other; the result dtype must be castable to self's dtype.
+Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha);
 Tensor& zero_(Tensor& self);
 Tensor& fill_(Tensor& self, const Scalar& value);
 // Raises if `value` does not fit `dtype` (fill_ and full store it; arithmetic wraps instead).
 void check_fill_value(const Scalar& value, DType dtype, const char* op);
 Tensor& copy_(Tensor& self, const Tensor& src);
 
+// The ops with parameters, by list entry: p holds the op's parameters in its functor's order.
+using UnaryParams = std::array<Scalar, 3>;
+Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p);
+Tensor& param_unary_(ParamUnaryOp op, Tensor& self, const UnaryParams& p);
+
+// Gradient formulas of the lists too long for one line (ops/elementwise_grad.cpp), written with
+// differentiable ops so that second derivatives work.
 namespace detail {
+inline constexpr double kLn2 = 0.69314718055994530942;
+inline constexpr double kLn10 = 2.30258509299404568402;
+inline constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+inline constexpr double kSqrtPiOver2 = 0.88622692545275801365;
 Tensor pow_base_grad(const Tensor& g, const Tensor& a, const Tensor& b);
 Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out);
+// The gradient of maximum(a, b) wrt a (of minimum with a and b swapped): shared on ties.
+Tensor max_grad(const Tensor& g, const Tensor& a, const Tensor& b);
+// Where fmax(a, b) (fmin) takes a: a >= b (a <= b) or b is NaN; b gets the gradient elsewhere.
+Tensor fmax_mask(const Tensor& a, const Tensor& b);
+Tensor fmin_mask(const Tensor& a, const Tensor& b);
+Tensor silu_grad(const Tensor& g, const Tensor& x);
+Tensor mish_grad(const Tensor& g, const Tensor& x);
+Tensor hardswish_grad(const Tensor& g, const Tensor& x);
+Tensor elu_grad(const Tensor& g, const Tensor& x, const Tensor& out, const UnaryParams& p);
+Tensor softplus_grad(const Tensor& g, const Tensor& x, const UnaryParams& p);
+Tensor gelu_grad(const Tensor& g, const Tensor& x, bool tanh_approx);
+Tensor logit_grad(const Tensor& g, const Tensor& x, const Scalar& eps);
 }  // namespace detail
 
 }  // namespace ember

@@ -17,6 +17,14 @@ const OpInfo kReduceOps[] = {
     {"sum", OpKind::Reduction, kAllTypes, true},
     {"mean", OpKind::Reduction, kFloatingTypes, true},
     {"max", OpKind::Reduction, kAllTypes, true},
+    {"min", OpKind::Reduction, kAllTypes, true},
+    {"amax", OpKind::Reduction, kAllTypes, true},
+    {"amin", OpKind::Reduction, kAllTypes, true},
+    {"argmax", OpKind::Reduction, kAllTypes, false},
+    {"argmin", OpKind::Reduction, kAllTypes, false},
+    {"prod", OpKind::Reduction, kAllTypes, true},
+    {"all", OpKind::Reduction, kAllTypes, false},
+    {"any", OpKind::Reduction, kAllTypes, false},
 };
 
 // Bit d set: dim d is reduced. An empty list means every dim, as in PyTorch.
@@ -84,15 +92,21 @@ Tensor cast(const Tensor& t, std::optional<DType> dtype) {
   return to_dtype(t, *dtype);
 }
 
+// A sum or product over `mask` of `in`: integer and bool inputs widen to int64, as PyTorch.
+Tensor widening_reduce(
+    ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, const char* name) {
+  const DType out_dtype = is_floating(in.dtype()) ? in.dtype() : kInt64;
+  return reduce_nograd(op, in, mask, keepdim, out_dtype, name);
+}
+
 Tensor sum_impl(const Tensor& self,
                 uint64_t mask,
                 bool keepdim,
                 std::optional<DType> dtype,
                 const char* backward_name) {
   const Tensor in = cast(self, dtype);
-  const DType out_dtype = is_floating(in.dtype()) ? in.dtype() : kInt64;
-  Tensor out = reduce_nograd(ReduceOp::Sum, in, mask, keepdim, out_dtype, "sum");
-  if (any_requires_grad(in) && is_floating(out_dtype)) {
+  Tensor out = widening_reduce(ReduceOp::Sum, in, mask, keepdim, "sum");
+  if (any_requires_grad(in) && is_floating(out.dtype())) {
     record(backward_name, {&in}, {&out},
            [sizes = DimVector(in.sizes().data(), in.dim()), mask](TensorList& g, Node&) {
              return TensorList{expand_grad(g[0], sizes, mask)};
@@ -133,6 +147,78 @@ Tensor mean_impl(const Tensor& self,
   return out;
 }
 
+// The gradient of an extreme value over `mask` (all dims when mask covers them), shared evenly
+// among the elements equal to it, as PyTorch's amax.
+void record_extreme_grad(const char* name, const Tensor& self, const Tensor& out, uint64_t mask) {
+  record(name, {&self}, {&out},
+         [sx = SavedTensor(self), so = SavedTensor(out, 0),
+          sizes = DimVector(self.sizes().data(), self.dim()), mask](TensorList& g, Node& n) {
+           const Tensor x = sx.unpack(n);
+           const Tensor m = expand_grad(so.unpack(n), sizes, mask);
+           const Tensor ties = to_dtype(eq(x, m), g[0].dtype());
+           DimVector dims;
+           for (size_t d = 0; d < sizes.size(); ++d)
+             if (mask >> d & 1) dims.push_back(int64_t(d));
+           const Tensor count = dims.empty() ? ties : sum(ties, dims, true);
+           return TensorList{ties * expand_grad(g[0], sizes, mask) / count};
+         });
+}
+
+// The product over `mask`; integer and bool inputs multiply to int64.
+Tensor prod_impl(const Tensor& self,
+                 uint64_t mask,
+                 bool keepdim,
+                 std::optional<DType> dtype,
+                 const char* backward_name) {
+  const Tensor in = cast(self, dtype);
+  Tensor out = widening_reduce(ReduceOp::Prod, in, mask, keepdim, "prod");
+  if (any_requires_grad(in) && is_floating(out.dtype())) {
+    record(
+        backward_name, {&in}, {&out},
+        [sx = SavedTensor(in), so = SavedTensor(out, 0),
+         sizes = DimVector(in.sizes().data(), in.dim()), mask](TensorList& g, Node& n) {
+          // Exact first and second derivatives whatever the zeros, from "others", the
+          // product of the nonzero elements of each slice, and "zsum", the sum of its zero
+          // elements (0 in value, but their derivative):
+          //   no zero:   g * prod / x
+          //   one zero:  at it, g * others; elsewhere g * zsum * others / x
+          //   two zeros: at each, g * (the other zero) * others; elsewhere 0
+          //   more:      0.
+          // Divisions are by 1 where x is 0, so that no inf or NaN reaches the double
+          // backward through a branch that `where` does not take.
+          const Tensor x = sx.unpack(n);
+          const Tensor gx = expand_grad(g[0], sizes, mask);
+          const Tensor p = expand_grad(so.unpack(n), sizes, mask);
+          const Tensor is_zero = eq(x, 0);
+          DimVector dims;
+          for (size_t d = 0; d < sizes.size(); ++d)
+            if (mask >> d & 1) dims.push_back(int64_t(d));
+          if (dims.empty()) return TensorList{gx};  // nothing reduced: out == x
+          const Tensor safe_x = where(is_zero, Scalar(1), x);
+          const Tensor zeros = expand(sum(is_zero, dims, true), sizes);
+          const Tensor others = expand_grad(
+              prod_impl(safe_x, mask, false, std::nullopt, "ProdBackward1"), sizes, mask);
+          const Tensor zsum = expand(sum(where(is_zero, x, Scalar(0)), dims, true), sizes);
+          const Tensor one = where(is_zero, gx * others, gx * zsum * others / safe_x);
+          const Tensor two = where(is_zero, gx * (zsum - x) * others, Scalar(0));
+          return TensorList{where(eq(zeros, 0), gx * p / safe_x,
+                                  where(eq(zeros, 1), one, where(eq(zeros, 2), two, Scalar(0))))};
+        });
+  }
+  return out;
+}
+
+Tensor all_any(const Tensor& self, uint64_t mask, bool keepdim, bool is_all, const char* name) {
+  NoGradGuard no_grad;
+  const Tensor b = self.dtype() == kBool ? self : ne(self, 0);
+  Tensor out =
+      reduced_count(b.sizes(), mask) == 0
+          ? full(reduced_shape(b.sizes(), mask, keepdim), is_all,
+                 TensorOptions(kBool).device(self.device()))
+          : reduce_nograd(is_all ? ReduceOp::Min : ReduceOp::Max, b, mask, keepdim, kBool, name);
+  return self.dtype() == kUInt8 ? to_dtype(out, kUInt8) : out;
+}
+
 }  // namespace
 
 std::span<const OpInfo> reduce_op_infos() { return kReduceOps; }
@@ -153,38 +239,37 @@ Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DTy
   return mean_impl(self, dim_mask(dim, self.dim(), "mean"), keepdim, dtype, "MeanBackward1");
 }
 
-Tensor max(const Tensor& self) {
-  EMBER_CHECK(self.numel() > 0,
-              "[max] expected a non-empty tensor: the max of an empty tensor is "
-              "undefined. Specify a dim to reduce over a non-empty one.");
-  Tensor out = reduce_nograd(ReduceOp::Max, self, dim_mask({}, self.dim(), "max"), false,
-                             self.dtype(), "max");
-  if (any_requires_grad(self)) {
-    record("MaxBackward1", {&self}, {&out},
-           [sx = SavedTensor(self), so = SavedTensor(out, 0)](TensorList& g, Node& n) {
-             // The gradient is shared evenly among all elements equal to the max.
-             const Tensor x = sx.unpack(n), m = so.unpack(n);
-             const Tensor ties = to_dtype(eq(x, m), g[0].dtype());
-             return TensorList{ties * (g[0] / sum(ties))};
-           });
-  }
+namespace {
+
+// max() / min() of all elements.
+Tensor extreme_all(const Tensor& self, ReduceOp op, const char* name, const char* backward) {
+  EMBER_CHECK(self.numel() > 0, "[", name, "] expected a non-empty tensor: the ", name,
+              " of an empty tensor is undefined. Specify a dim to reduce over a non-empty one.");
+  const uint64_t mask = dim_mask({}, self.dim(), name);
+  Tensor out = reduce_nograd(op, self, mask, false, self.dtype(), name);
+  if (any_requires_grad(self)) record_extreme_grad(backward, self, out, mask);
   return out;
 }
 
-std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  EMBER_CHECK(self.dim() <= 64, "[max] supports tensors of at most 64 dims, got ", self.dim());
-  const int64_t d = wrap_dim(dim, self.dim(), "max");
+// max(dim) / min(dim): values and the index of the first occurrence.
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& self,
+                                      int64_t dim,
+                                      bool keepdim,
+                                      ReduceOp op,
+                                      const char* name,
+                                      const char* backward) {
+  EMBER_CHECK(self.dim() <= 64, "[", name, "] supports tensors of at most 64 dims, got ",
+              self.dim());
+  const int64_t d = wrap_dim(dim, self.dim(), name);
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  EMBER_CHECK_INDEX(size > 0, "[max] expected reduction dim ", d,
-                    " to have non-zero size; the "
-                    "input has shape ",
-                    self.sizes());
+  EMBER_CHECK_INDEX(size > 0, "[", name, "] expected reduction dim ", d,
+                    " to have non-zero size; the input has shape ", self.sizes());
   const uint64_t mask = self.dim() == 0 ? 0 : uint64_t(1) << d;
   const DimVector kshape = keepdim_shape(self.sizes(), mask);
   Tensor values = empty(kshape, TensorOptions(self.dtype()).device(self.device()));
   Tensor indices = empty(kshape, TensorOptions(kInt64).device(self.device()));
-  kernel(kernels(self.device()).arg_reduce, self.device(), "max")(ReduceOp::Max, values, indices,
-                                                                  self, self.dim() ? d : 0);
+  kernel(kernels(self.device()).arg_reduce, self.device(), name)(op, values, indices, self,
+                                                                 self.dim() ? d : 0);
   if (!keepdim && self.dim() > 0) {
     values = squeeze(values, d);
     indices = squeeze(indices, d);
@@ -192,8 +277,8 @@ std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
     indices.impl()->set_view_base(Ref<TensorImpl>());
   }
   if (any_requires_grad(self)) {
-    record("MaxBackward0", {&self}, {&values},
-           [sizes = DimVector(self.sizes().data(), self.dim()), d, mask, keepdim,
+    record(backward, {&self}, {&values},
+           [sizes = DimVector(self.sizes().data(), self.dim()), d, keepdim,
             si = SavedTensor(indices)](TensorList& g, Node& n) {
              // One-hot of the chosen index along d, times the incoming gradient.
              Tensor idx = si.unpack(n);
@@ -211,6 +296,87 @@ std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
            });
   }
   return {values, indices};
+}
+
+// amax / amin over several dims.
+Tensor extreme_dims(const Tensor& self,
+                    IntArrayRef dim,
+                    bool keepdim,
+                    ReduceOp op,
+                    const char* name,
+                    const char* backward) {
+  const uint64_t mask = dim_mask(dim, self.dim(), name);
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    EMBER_CHECK_INDEX(!(mask >> d & 1) || self.sizes()[d] > 0, "[", name,
+                      "] expected reduction dim ", d,
+                      " to have non-zero size; the input has shape ", self.sizes());
+  }
+  Tensor out = reduce_nograd(op, self, mask, keepdim, self.dtype(), name);
+  if (any_requires_grad(self)) record_extreme_grad(backward, self, out, mask);
+  return out;
+}
+
+Tensor arg_extreme(
+    const Tensor& self, std::optional<int64_t> dim, bool keepdim, ReduceOp op, const char* name) {
+  NoGradGuard no_grad;
+  if (dim) return extreme_dim(self, *dim, keepdim, op, name, "").second;
+  EMBER_CHECK(self.numel() > 0, "[", name,
+              "] expected a non-empty tensor: Expected reduction dim to be specified for "
+              "input.numel() == 0.");
+  Tensor idx = extreme_dim(reshape(self, {self.numel()}), 0, false, op, name, "").second;
+  if (keepdim) idx = reshape(idx, DimVector(size_t(self.dim()), 1));
+  return idx;
+}
+
+}  // namespace
+
+Tensor max(const Tensor& self) { return extreme_all(self, ReduceOp::Max, "max", "MaxBackward1"); }
+Tensor min(const Tensor& self) { return extreme_all(self, ReduceOp::Min, "min", "MinBackward1"); }
+
+std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim(self, dim, keepdim, ReduceOp::Max, "max", "MaxBackward0");
+}
+std::pair<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim(self, dim, keepdim, ReduceOp::Min, "min", "MinBackward0");
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return extreme_dims(self, dim, keepdim, ReduceOp::Max, "amax", "AmaxBackward0");
+}
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return extreme_dims(self, dim, keepdim, ReduceOp::Min, "amin", "AminBackward0");
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(self, dim, keepdim, ReduceOp::Max, "argmax");
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(self, dim, keepdim, ReduceOp::Min, "argmin");
+}
+
+Tensor prod(const Tensor& self, std::optional<DType> dtype) {
+  return prod_impl(self, dim_mask({}, self.dim(), "prod"), false, dtype, "ProdBackward0");
+}
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
+  const int64_t d = [&] {
+    const int64_t w = wrap_dim(dim, self.dim(), "prod");
+    return self.dim() == 0 ? int64_t(0) : w;
+  }();
+  const uint64_t mask = self.dim() == 0 ? 0 : uint64_t(1) << d;
+  return prod_impl(self, mask, keepdim, dtype, "ProdBackward1");
+}
+
+Tensor all(const Tensor& self) {
+  return all_any(self, dim_mask({}, self.dim(), "all"), false, true, "all");
+}
+Tensor all(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return all_any(self, dim_mask(dim, self.dim(), "all"), keepdim, true, "all");
+}
+Tensor any(const Tensor& self) {
+  return all_any(self, dim_mask({}, self.dim(), "any"), false, false, "any");
+}
+Tensor any(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return all_any(self, dim_mask(dim, self.dim(), "any"), keepdim, false, "any");
 }
 
 }  // namespace ember

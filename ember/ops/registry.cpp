@@ -12,7 +12,8 @@ const std::vector<OpInfo>& op_registry() {
   static const std::vector<OpInfo> all = [] {
     std::vector<OpInfo> v;
     for (auto table : {creation_op_infos(), view_op_infos(), elementwise_op_infos(),
-                       reduce_op_infos(), linalg_op_infos()}) {
+                       reduce_op_infos(), statistics_op_infos(), softmax_op_infos(),
+                       linalg_op_infos()}) {
       v.insert(v.end(), table.begin(), table.end());
     }
     return v;

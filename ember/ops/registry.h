@@ -40,6 +40,8 @@ std::span<const OpInfo> creation_op_infos();
 std::span<const OpInfo> view_op_infos();
 std::span<const OpInfo> elementwise_op_infos();
 std::span<const OpInfo> reduce_op_infos();
+std::span<const OpInfo> statistics_op_infos();
+std::span<const OpInfo> softmax_op_infos();
 std::span<const OpInfo> linalg_op_infos();
 
 }  // namespace ember

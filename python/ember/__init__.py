@@ -18,6 +18,10 @@ from ember import (
     _tensor,  # noqa: E402  (Python-side Tensor methods)
     autograd,  # noqa: E402
 )
+
+_tensor._install_aliases(globals())
+
+from ember import linalg, nn  # noqa: E402
 from ember._utils import is_tensor, numel, result_type, set_printoptions  # noqa: E402
 from ember.autograd.grad_mode import (  # noqa: E402
     enable_grad,

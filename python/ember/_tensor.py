@@ -39,3 +39,34 @@ Tensor.__format__ = _format
 Tensor.__deepcopy__ = _deepcopy
 Tensor.__reversed__ = _reversed
 Tensor.__array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
+
+
+# PyTorch's other names of the same ops, as functions and methods (and in-place methods where the
+# op has one). Set here rather than bound twice in C++: an alias is the very same callable.
+_ALIASES = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "arctan2": "atan2",
+    "fix": "trunc",
+    "clip": "clamp",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "less": "lt",
+    "less_equal": "le",
+    "not_equal": "ne",
+    "divide": "div",
+}
+
+
+def _install_aliases(namespace):
+    for alias, target in _ALIASES.items():
+        if alias not in namespace and target in namespace:
+            namespace[alias] = namespace[target]
+        for suffix in ("", "_"):
+            method = getattr(Tensor, target + suffix, None)
+            if method is not None and not hasattr(Tensor, alias + suffix):
+                setattr(Tensor, alias + suffix, method)

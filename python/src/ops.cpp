@@ -35,7 +35,6 @@ auto with_alpha(const TensorOrScalar& b,
   return tensor_op(scalar_tensor(b.scalar));
 }
 
-nb::handle max_type;  // namedtuple ("values", "indices"), owned by the module (_max_type)
 
 Tensor to_impl(const Tensor& self,
                std::optional<DType> dtype,
@@ -58,9 +57,19 @@ void init_ops(nb::module_& m) {
   [](const Tensor& a, TensorOrScalar b) { return b.tensor ? fn(a, *b.tensor) : fn(a, b.scalar); }
 
   // ---- elementwise ------------------------------------------------------------------------
-#define EMBER_BIND_UNARY(name, ...) def_both(m, #name, [](const Tensor& x) { return name(x); });
+  // In place: these return the same Python object, as PyTorch's do.
+#define EMBER_BIND_UNARY(name, ...)                            \
+  def_both(m, #name, [](const Tensor& x) { return name(x); }); \
+  cls.def(#name "_", [](nb::handle self) {                     \
+    name##_(nb::cast<Tensor&>(self));                          \
+    return nb::borrow(self);                                   \
+  });
   EMBER_UNARY_OPS(EMBER_BIND_UNARY)
+  EMBER_BIND_UNARY(logical_not)
 #undef EMBER_BIND_UNARY
+#define EMBER_BIND_PREDICATE(name, ...) def_both(m, #name, [](const Tensor& x) { return name(x); });
+  EMBER_PREDICATE_OPS(EMBER_BIND_PREDICATE)
+#undef EMBER_BIND_PREDICATE
   def_both(m, "negative", [](const Tensor& x) { return neg(x); });
   def_both(m, "absolute", [](const Tensor& x) { return abs(x); });
 
@@ -119,13 +128,21 @@ void init_ops(nb::module_& m) {
   EMBER_BIND_OPERATOR(mul, mul)
   EMBER_BIND_OPERATOR(truediv, div)
   EMBER_BIND_OPERATOR(pow, pow)
+  EMBER_BIND_OPERATOR(floordiv, floor_divide)
+  EMBER_BIND_OPERATOR(mod, remainder)
+  EMBER_BIND_OPERATOR(and, bitwise_and)
+  EMBER_BIND_OPERATOR(or, bitwise_or)
+  EMBER_BIND_OPERATOR(xor, bitwise_xor)
+  EMBER_BIND_OPERATOR(lshift, bitwise_left_shift)
+  EMBER_BIND_OPERATOR(rshift, bitwise_right_shift)
 #undef EMBER_BIND_OPERATOR
   cls.def(
          "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
          nb::is_operator())
       .def("__neg__", [](const Tensor& a) { return neg(a); })
       .def("__pos__", [](const Tensor& a) { return a; })
-      .def("__abs__", [](const Tensor& a) { return abs(a); });
+      .def("__abs__", [](const Tensor& a) { return abs(a); })
+      .def("__invert__", [](const Tensor& a) { return bitwise_not(a); });
   cls.def("__eq__", EMBER_TENSOR_OR_SCALAR(eq), nb::is_operator())
       .def("__ne__", EMBER_TENSOR_OR_SCALAR(ne), nb::is_operator())
       .def("__lt__", EMBER_TENSOR_OR_SCALAR(lt), nb::is_operator())
@@ -148,8 +165,22 @@ void init_ops(nb::module_& m) {
   EMBER_BIND_INPLACE("__isub__", sub_, nb::is_operator())
   EMBER_BIND_INPLACE("__imul__", mul_, nb::is_operator())
   EMBER_BIND_INPLACE("__itruediv__", div_, nb::is_operator())
-  EMBER_BIND_INPLACE("mul_", mul_, nb::arg("other"))
-  EMBER_BIND_INPLACE("div_", div_, nb::arg("other"))
+  EMBER_BIND_INPLACE("__iand__", bitwise_and_, nb::is_operator())
+  EMBER_BIND_INPLACE("__ior__", bitwise_or_, nb::is_operator())
+  EMBER_BIND_INPLACE("__ixor__", bitwise_xor_, nb::is_operator())
+  EMBER_BIND_INPLACE("__ilshift__", bitwise_left_shift_, nb::is_operator())
+  EMBER_BIND_INPLACE("__irshift__", bitwise_right_shift_, nb::is_operator())
+  EMBER_BIND_INPLACE("__ifloordiv__", floor_divide_, nb::is_operator())
+  EMBER_BIND_INPLACE("__imod__", remainder_, nb::is_operator())
+  EMBER_BIND_INPLACE("__ipow__", pow_, nb::is_operator())
+  // Every binary and comparison op but add_ and sub_ (which take alpha, below).
+#define EMBER_BIND_BINARY_INPLACE(name, ...)                                  \
+  if (std::string_view(#name) != "add" && std::string_view(#name) != "sub") { \
+    EMBER_BIND_INPLACE(#name "_", name##_, nb::arg("other"))                  \
+  }
+  EMBER_BINARY_OPS(EMBER_BIND_BINARY_INPLACE)
+  EMBER_COMPARE_OPS(EMBER_BIND_BINARY_INPLACE)
+#undef EMBER_BIND_BINARY_INPLACE
 #undef EMBER_BIND_INPLACE
   for (const char* name : {"add_", "sub_"}) {
     const bool is_add = name[0] == 'a';
@@ -200,6 +231,91 @@ void init_ops(nb::module_& m) {
           },
           nb::arg("src"), nb::arg("non_blocking") = false);
 
+  // ---- elementwise ops with parameters --------------------------------------------------------
+  // clamp(min, max): numbers, or tensors that broadcast (a number beside a tensor becomes 0-d).
+  using OptBound = std::optional<TensorOrScalar>;
+  auto tensor_bound = [](const OptBound& v) -> std::optional<Tensor> {
+    if (!v) return std::nullopt;
+    return v->tensor ? *v->tensor : scalar_tensor(v->scalar);
+  };
+  auto scalar_bound = [](const OptBound& v) -> std::optional<Scalar> {
+    return v ? std::optional<Scalar>(v->scalar) : std::nullopt;
+  };
+  auto clamp_fn = [=](const Tensor& x, OptBound min, OptBound max) {
+    if ((min && min->tensor) || (max && max->tensor))
+      return clamp(x, tensor_bound(min), tensor_bound(max));
+    return clamp(x, scalar_bound(min), scalar_bound(max));
+  };
+  auto clamp_inplace = [=](nb::handle self, OptBound min, OptBound max) {
+    Tensor& t = nb::cast<Tensor&>(self);
+    if ((min && min->tensor) || (max && max->tensor)) {
+      copy_(t, clamp(t, tensor_bound(min), tensor_bound(max)));
+    } else {
+      clamp_(t, scalar_bound(min), scalar_bound(max));
+    }
+    return nb::borrow(self);
+  };
+  def_both(m, "clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  cls.def("clamp_", clamp_inplace, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+
+  // Each op with parameters as ember.<name>(input, ...), Tensor.<name>(...) and, where PyTorch
+  // has one, Tensor.<name>_(...) returning self.
+#define EMBER_BIND_PARAM(name, params, args, ...)                                                  \
+  def_both(                                                                                        \
+      m, #name, [](const Tensor& x, EMBER_UNPAREN params) { return name(x, EMBER_UNPAREN args); }, \
+      __VA_ARGS__);
+#define EMBER_BIND_PARAM_INPLACE(name, params, args, ...)     \
+  EMBER_BIND_PARAM(name, params, args, __VA_ARGS__)           \
+  cls.def(                                                    \
+      #name "_",                                              \
+      [](nb::handle self, EMBER_UNPAREN params) {             \
+        name##_(nb::cast<Tensor&>(self), EMBER_UNPAREN args); \
+        return nb::borrow(self);                              \
+      },                                                      \
+      __VA_ARGS__);
+#define EMBER_UNPAREN(...) __VA_ARGS__
+  EMBER_BIND_PARAM_INPLACE(hardtanh, (const Scalar& lo, const Scalar& hi), (lo, hi),
+                           nb::arg("min_val") = -1.0, nb::arg("max_val") = 1.0)
+  EMBER_BIND_PARAM_INPLACE(threshold, (const Scalar& th, const Scalar& v), (th, v),
+                           nb::arg("threshold"), nb::arg("value"))
+  EMBER_BIND_PARAM_INPLACE(leaky_relu, (const Scalar& slope), (slope),
+                           nb::arg("negative_slope") = 0.01)
+  EMBER_BIND_PARAM_INPLACE(elu, (const Scalar& a, const Scalar& s, const Scalar& is), (a, s, is),
+                           nb::arg("alpha") = 1.0, nb::arg("scale") = 1.0,
+                           nb::arg("input_scale") = 1.0)
+  EMBER_BIND_PARAM_INPLACE(celu, (const Scalar& alpha), (alpha), nb::arg("alpha") = 1.0)
+  EMBER_BIND_PARAM(softplus, (const Scalar& beta, const Scalar& th), (beta, th),
+                   nb::arg("beta") = 1, nb::arg("threshold") = 20)
+  EMBER_BIND_PARAM(gelu, (std::string_view approximate), (approximate), nb::kw_only(),
+                   nb::arg("approximate") = "none")
+  EMBER_BIND_PARAM_INPLACE(logit, (std::optional<double> eps), (eps), nb::arg("eps") = nb::none())
+  EMBER_BIND_PARAM_INPLACE(round, (int64_t decimals), (decimals), nb::kw_only(),
+                           nb::arg("decimals") = 0)
+  EMBER_BIND_PARAM_INPLACE(
+      nan_to_num,
+      (std::optional<double> nan, std::optional<double> pinf, std::optional<double> ninf),
+      (nan, pinf, ninf), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(),
+      nb::arg("neginf") = nb::none())
+#undef EMBER_UNPAREN
+#undef EMBER_BIND_PARAM_INPLACE
+#undef EMBER_BIND_PARAM
+  def_both(
+      m, "isclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+        return isclose(a, b, rtol, atol, equal_nan);
+      },
+      nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+      nb::arg("equal_nan") = false);
+  def_both(
+      m, "allclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+        return allclose(a, b, rtol, atol, equal_nan);
+      },
+      nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+      nb::arg("equal_nan") = false);
+  def_both(
+      m, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("other"));
+
   // ---- reductions ---------------------------------------------------------------------------
   def_both(
       m, "sum",
@@ -215,20 +331,162 @@ void init_ops(nb::module_& m) {
       },
       nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
       nb::arg("dtype") = nb::none());
-  m.attr("_max_type") =
-      nb::module_::import_("collections").attr("namedtuple")("max", "values indices");
-  max_type = m.attr("_max_type");
+  for (const char* name : {"all", "any"}) {
+    const bool is_all = name[1] == 'l';
+    def_both(
+        m, name,
+        [is_all](const Tensor& x, std::optional<DimVector> dim, bool keepdim) {
+          if (!dim) {
+            EMBER_CHECK(!keepdim, "[", is_all ? "all" : "any", "] keepdim needs a dim");
+            return is_all ? all(x) : any(x);
+          }
+          return is_all ? all(x, *dim, keepdim) : any(x, *dim, keepdim);
+        },
+        nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  }
+  // (values, indices) results are named tuples, as torch.return_types.max etc.; the module owns
+  // the types (ember._C._<name>_type).
+  auto named_pair = [&](const char* name) -> nb::handle {
+    nb::object t = nb::module_::import_("collections").attr("namedtuple")(name, "values indices");
+    m.attr(("_" + std::string(name) + "_type").c_str()) = t;
+    return t;
+  };
+  for (const char* name : {"max", "min"}) {
+    const bool is_max = name[1] == 'a';
+    nb::handle type = named_pair(name);
+    auto fn = [is_max, type](const Tensor& x, nb::handle dim, bool keepdim) -> nb::object {
+      if (nb::isinstance<Tensor>(dim)) {  // max(input, other): the elementwise maximum
+        const Tensor& o = nb::cast<const Tensor&>(dim);
+        return wrap(is_max ? maximum(x, o) : minimum(x, o));
+      }
+      if (dim.is_none()) {
+        EMBER_CHECK(!keepdim, "[", is_max ? "max" : "min", "] keepdim needs a dim");
+        return wrap(is_max ? max(x) : min(x));
+      }
+      const int64_t d = to_int64(dim, is_max ? "max(): dim" : "min(): dim");
+      auto [values, indices] = is_max ? max(x, d, keepdim) : min(x, d, keepdim);
+      return type(wrap(values), wrap(indices));
+    };
+    def_both(m, name, fn, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  }
+  for (const char* name : {"amax", "amin"}) {
+    const bool is_max = name[2] == 'a';
+    def_both(
+        m, name,
+        [is_max](const Tensor& x, DimVector dim, bool keepdim) {
+          return is_max ? amax(x, dim, keepdim) : amin(x, dim, keepdim);
+        },
+        nb::arg("dim") = DimVector(), nb::arg("keepdim") = false);
+  }
+  for (const char* name : {"argmax", "argmin"}) {
+    const bool is_max = name[4] == 'a';
+    def_both(
+        m, name,
+        [is_max](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+          return is_max ? argmax(x, dim, keepdim) : argmin(x, dim, keepdim);
+        },
+        nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  }
   def_both(
-      m, "max",
-      [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) -> nb::object {
-        if (!dim) {
-          EMBER_CHECK(!keepdim, "[max] keepdim needs a dim");
-          return wrap(max(x));
-        }
-        auto [values, indices] = max(x, *dim, keepdim);
-        return max_type(wrap(values), wrap(indices));
+      m, "prod",
+      [](const Tensor& x, std::optional<int64_t> dim, bool keepdim, std::optional<DType> dtype) {
+        return dim ? prod(x, *dim, keepdim, dtype) : prod(x, dtype);
       },
-      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("dtype") = nb::none());
+  def_both(
+      m, "nansum",
+      [](const Tensor& x, std::optional<DimVector> dim, bool keepdim, std::optional<DType> dtype) {
+        return nansum(x, dim ? IntArrayRef(*dim) : IntArrayRef(), keepdim, dtype);
+      },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("dtype") = nb::none());
+  def_both(
+      m, "count_nonzero",
+      [](const Tensor& x, std::optional<DimVector> dim) {
+        return count_nonzero(x, dim ? IntArrayRef(*dim) : IntArrayRef());
+      },
+      nb::arg("dim") = nb::none());
+  // var / std (and with the mean): PyTorch's correction, or the older unbiased flag.
+  auto correction_of = [](std::optional<bool> unbiased, std::optional<double> correction) {
+    EMBER_CHECK(!(unbiased && correction),
+                "[var] cannot specify both the unbiased and correction arguments");
+    return correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
+  };
+  for (const char* name : {"var", "std", "var_mean", "std_mean"}) {
+    const std::string n = name;
+    def_both(
+        m, name,
+        [n, correction_of](const Tensor& x, nb::handle dim_or_unbiased, std::optional<bool> unbiased,
+                           bool keepdim, std::optional<double> correction) -> nb::object {
+          std::optional<DimVector> dim;
+          if (PyBool_Check(dim_or_unbiased.ptr())) {  // var(x, unbiased)
+            unbiased = nb::cast<bool>(dim_or_unbiased);
+          } else if (!dim_or_unbiased.is_none()) {
+            dim = arg_cast<DimVector>(dim_or_unbiased, "dim", "an int or a tuple of ints");
+          }
+          const double c = correction_of(unbiased, correction);
+          if (n == "var") return wrap(var(x, dim, c, keepdim));
+          if (n == "std") return wrap(ember::std(x, dim, c, keepdim));
+          auto [a, b] = n == "var_mean" ? var_mean(x, dim, c, keepdim) : std_mean(x, dim, c, keepdim);
+          return nb::make_tuple(wrap(a), wrap(b));
+        },
+        nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
+        nb::kw_only(), nb::arg("correction") = nb::none());
+  }
+  def_both(
+      m, "logsumexp",
+      [](const Tensor& x, DimVector dim, bool keepdim) { return logsumexp(x, dim, keepdim); },
+      nb::arg("dim"), nb::arg("keepdim") = false);
+  for (const char* name : {"softmax", "log_softmax"}) {
+    const bool log = name[0] == 'l';
+    def_both(
+        m, name,
+        [log](const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+          return log ? log_softmax(x, dim, dtype) : softmax(x, dim, dtype);
+        },
+        nb::arg("dim"), nb::arg("dtype") = nb::none());
+  }
+  // torch.norm: p a number, "fro" (the 2-norm over the given dims) or "nuc" (not yet).
+  def_both(
+      m, "norm",
+      [](const Tensor& x, nb::handle p, std::optional<DimVector> dim, bool keepdim,
+         std::optional<DType> dtype) {
+        const IntArrayRef dims = dim ? IntArrayRef(*dim) : IntArrayRef();
+        double ord = 2;
+        if (nb::isinstance<nb::str>(p)) {
+          const std::string s = nb::cast<std::string>(p);
+          EMBER_CHECK_KIND(ErrorKind::NotImplemented, s != "nuc",
+                           "[norm] p='nuc' needs a singular value decomposition, which ember "
+                           "does not have yet");
+          EMBER_CHECK_VALUE(s == "fro", "[norm] unknown p '", s, "' (use a number, 'fro' or 'nuc')");
+        } else if (!p.is_none()) {
+          ord = arg_cast<double>(p, "norm(): p", "a number or a string");
+        }
+        return linalg_vector_norm(x, ord, dims, keepdim, dtype);
+      },
+      nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+      nb::arg("dtype") = nb::none());
+  nb::module_ linalg = m.def_submodule("_linalg", "ember.linalg's C++ functions");
+  linalg.def(
+      "vector_norm",
+      [](const Tensor& x, double ord, std::optional<DimVector> dim, bool keepdim,
+         std::optional<DType> dtype) {
+        return linalg_vector_norm(x, ord, dim ? IntArrayRef(*dim) : IntArrayRef(), keepdim, dtype);
+      },
+      nb::arg("x"), nb::arg("ord") = 2, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+      nb::kw_only(), nb::arg("dtype") = nb::none());
+  linalg.def(
+      "matrix_norm",
+      [](const Tensor& a, nb::handle ord, DimVector dim, bool keepdim) {
+        if (nb::isinstance<nb::str>(ord)) {
+          return linalg_matrix_norm(a, nb::cast<std::string>(ord), dim, keepdim);
+        }
+        return linalg_matrix_norm(a, arg_cast<double>(ord, "matrix_norm(): ord", "a number or a string"),
+                                  dim, keepdim);
+      },
+      nb::arg("A"), nb::arg("ord") = "fro", nb::arg("dim") = DimVector{-2, -1},
+      nb::arg("keepdim") = false);
 
   // ---- linear algebra -----------------------------------------------------------------------
   def_both(

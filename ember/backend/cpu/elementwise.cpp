@@ -15,6 +15,18 @@ void unary_kernel(const Tensor& out, const Tensor& in) {
                         [&]<class T>() { run_unary<T, T>(out, in, F()); });
 }
 
+template <template <class> class F, DTypeSet Types>
+void param_unary_kernel(const Tensor& out, const Tensor& in, const Scalar* p) {
+  dispatch_dtype<Types>(out.dtype(), "unary kernel",
+                        [&]<class T>() { run_unary<T, T>(out, in, F<opmath_t<T>>(p)); });
+}
+
+template <class F>
+void predicate_kernel(const Tensor& out, const Tensor& in) {
+  dispatch_dtype(in.dtype(), "predicate kernel",
+                 [&]<class T>() { run_unary<bool, T>(out, in, F()); });
+}
+
 template <class F, DTypeSet Types>
 void binary_kernel(const Tensor& out, const Operand& a, const Operand& b) {
   const DType dt = a.tensor ? a.tensor->dtype() : b.tensor->dtype();
@@ -105,6 +117,13 @@ void register_elementwise(KernelTable& t) {
 #define EMBER_REGISTER(name, F) \
   t.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
   EMBER_COMPARE_OPS(EMBER_REGISTER)
+#undef EMBER_REGISTER
+#define EMBER_REGISTER(name, F, dtypes, ...) \
+  t.param_unary[int(ParamUnaryOp::name)] = &param_unary_kernel<math::F, dtypes>;
+  EMBER_PARAM_UNARY_OPS(EMBER_REGISTER)
+#undef EMBER_REGISTER
+#define EMBER_REGISTER(name, F) t.predicate[int(PredicateOp::name)] = &predicate_kernel<math::F>;
+  EMBER_PREDICATE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
   t.where = &where_kernel;
   t.copy = &copy_kernel;

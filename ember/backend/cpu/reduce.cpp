@@ -37,6 +37,16 @@ struct Combine<ReduceOp::Sum, A> {
   }
 };
 template <class A>
+struct Combine<ReduceOp::Prod, A> {
+  static A identity() { return A(1); }
+  static A apply(A a, A b) {
+    if constexpr (std::is_integral_v<A>)
+      return A(uint64_t(a) * uint64_t(b));  // wraps, as PyTorch
+    else
+      return a * b;
+  }
+};
+template <class A>
 struct Combine<ReduceOp::Max, A> {
   static A identity() { return std::numeric_limits<A>::lowest(); }
   static A apply(A a, A b) {
@@ -237,8 +247,9 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
 void reduce_kernel(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) {
   dispatch_dtype(in.dtype(), "reduce", [&]<class T>() {
     auto run = [&]<ReduceOp Op>() {
-      if constexpr (Op == ReduceOp::Sum && !std::is_floating_point_v<opmath_t<T>>) {
-        EMBER_ASSERT(out.dtype() == kInt64, "integer sums go to int64");
+      constexpr bool widens = Op == ReduceOp::Sum || Op == ReduceOp::Prod;
+      if constexpr (widens && !std::is_floating_point_v<opmath_t<T>>) {
+        EMBER_ASSERT(out.dtype() == kInt64, "integer sums and products go to int64");
         reduce_typed<Op, T, int64_t>(out, in, mask);
       } else {
         EMBER_ASSERT(out.dtype() == in.dtype(), "reduction output dtype");
@@ -254,6 +265,9 @@ void reduce_kernel(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t ma
         break;
       case ReduceOp::Min:
         run.template operator()<ReduceOp::Min>();
+        break;
+      case ReduceOp::Prod:
+        run.template operator()<ReduceOp::Prod>();
         break;
     }
   });

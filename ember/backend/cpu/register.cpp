@@ -8,6 +8,7 @@ void register_kernels(KernelTable& t) {
   register_reduce(t);
   register_matmul(t);
   register_random(t);
+  register_softmax(t);
 }
 
 }  // namespace ember::cpu

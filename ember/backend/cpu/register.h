@@ -8,4 +8,5 @@ void register_elementwise(KernelTable& t);
 void register_reduce(KernelTable& t);
 void register_matmul(KernelTable& t);
 void register_random(KernelTable& t);
+void register_softmax(KernelTable& t);
 }  // namespace ember::cpu

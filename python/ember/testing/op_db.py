@@ -1170,4 +1170,9 @@ def _np_sum_to_size(x, shape):
     return np.sum(x, axis=axes, keepdims=True).reshape(shape) if axes else x.reshape(shape)
 
 
+# The records beyond the foundation's live in modules by topic, which imports the
+# helpers above: hence the import here, at the end, once they exist.
+from ember.testing import _op_db_elementwise, _op_db_reduce  # noqa: E402
+
+OPS += _op_db_elementwise.records() + _op_db_reduce.records()
 OP_DB = {spec.name: spec for spec in OPS}

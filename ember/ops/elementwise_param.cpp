@@ -1,0 +1,203 @@
+// The public functions of the unary ops with parameters (EMBER_PARAM_UNARY_OPS): PyTorch's
+// arguments turned into the functors' parameter lists, and the comparisons built on them.
+#include <limits>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/creation.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/reduce.h"
+
+namespace ember {
+namespace {
+
+Tensor& inplace(ParamUnaryOp op, Tensor& self, const UnaryParams& p) {
+  return param_unary_(op, self, p);
+}
+
+// The largest and lowest finite values of dtype (for nan_to_num's infinities and clamp's
+// missing bounds).
+Scalar highest(DType dtype) {
+  return dispatch_dtype(dtype, "nan_to_num", [&]<class T>() -> Scalar {
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar(true);
+    else
+      return Scalar(std::numeric_limits<T>::max());
+  });
+}
+Scalar lowest(DType dtype) {
+  return dispatch_dtype(dtype, "nan_to_num", [&]<class T>() -> Scalar {
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar(false);
+    else
+      return Scalar(std::numeric_limits<T>::lowest());
+  });
+}
+
+// clamp's dtype: the input's, promoted with the bounds as Python numbers (weak scalars).
+DType clamp_dtype(const Tensor& x,
+                  const std::optional<Scalar>& lo,
+                  const std::optional<Scalar>& hi) {
+  DType dt = x.dtype();
+  if (lo) dt = result_type(empty({0}, TensorOptions(dt)), *lo);
+  if (hi) dt = result_type(empty({0}, TensorOptions(dt)), *hi);
+  return dt;
+}
+
+UnaryParams clamp_params(DType dt,
+                         const std::optional<Scalar>& lo,
+                         const std::optional<Scalar>& hi) {
+  EMBER_CHECK(lo || hi, "[clamp] At least one of 'min' or 'max' must not be None");
+  return {lo ? *lo : lowest(dt), hi ? *hi : highest(dt), Scalar(0)};
+}
+
+UnaryParams nan_to_num_params(DType dt,
+                              std::optional<double> nan,
+                              std::optional<double> posinf,
+                              std::optional<double> neginf) {
+  return {Scalar(nan.value_or(0.0)), posinf ? Scalar(*posinf) : highest(dt),
+          neginf ? Scalar(*neginf) : lowest(dt)};
+}
+
+void check_round(const Tensor& x, int64_t decimals) {
+  EMBER_CHECK(decimals == 0 || is_floating(x.dtype()),
+              "[round] decimals is only supported for floating-point tensors, got ", x.dtype());
+}
+
+bool tanh_approximation(std::string_view approximate) {
+  EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                    "[gelu] approximate argument must be either none or tanh, got '", approximate,
+                    "'");
+  return approximate == "tanh";
+}
+
+UnaryParams celu_params(const Scalar& alpha) {
+  EMBER_CHECK(alpha.to_double() != 0, "[celu] ZeroDivisionError: alpha cannot be 0 for CELU");
+  return {alpha, Scalar(1), Scalar(1.0 / alpha.to_double())};
+}
+
+}  // namespace
+
+Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const DType dt = clamp_dtype(x, min, max);
+  const UnaryParams p = clamp_params(dt, min, max);
+  return param_unary(ParamUnaryOp::clamp, dt == x.dtype() ? x : x.to(dt), p);
+}
+
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  EMBER_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
+  Tensor out = x;
+  if (min) out = maximum(out, *min);
+  if (max) out = minimum(out, *max);
+  return out;
+}
+
+Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const DType dt = clamp_dtype(self, min, max);  // a float bound makes an integer tensor float
+  EMBER_CHECK(dt == self.dtype(), "[clamp_] result type ", dt,
+              " can't be cast to the desired output type ", self.dtype());
+  return inplace(ParamUnaryOp::clamp, self, clamp_params(self.dtype(), min, max));
+}
+
+Tensor hardtanh(const Tensor& x, const Scalar& min_val, const Scalar& max_val) {
+  return param_unary(ParamUnaryOp::hardtanh, x, {min_val, max_val, Scalar(0)});
+}
+Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  return inplace(ParamUnaryOp::hardtanh, self, {min_val, max_val, Scalar(0)});
+}
+
+Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value) {
+  return param_unary(ParamUnaryOp::threshold, x, {threshold, value, Scalar(0)});
+}
+Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return inplace(ParamUnaryOp::threshold, self, {threshold, value, Scalar(0)});
+}
+
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
+  return param_unary(ParamUnaryOp::leaky_relu, x, {negative_slope, Scalar(0), Scalar(0)});
+}
+Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope) {
+  return inplace(ParamUnaryOp::leaky_relu, self, {negative_slope, Scalar(0), Scalar(0)});
+}
+
+Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  return param_unary(ParamUnaryOp::elu, x, {alpha, scale, input_scale});
+}
+Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  return inplace(ParamUnaryOp::elu, self, {alpha, scale, input_scale});
+}
+
+Tensor celu(const Tensor& x, const Scalar& alpha) {
+  return param_unary(ParamUnaryOp::elu, x, celu_params(alpha));
+}
+Tensor& celu_(Tensor& self, const Scalar& alpha) {
+  return inplace(ParamUnaryOp::elu, self, celu_params(alpha));
+}
+
+Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
+  return param_unary(ParamUnaryOp::softplus, x, {beta, threshold, Scalar(0)});
+}
+
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  return param_unary(ParamUnaryOp::gelu, x,
+                     {Scalar(tanh_approximation(approximate)), Scalar(0), Scalar(0)});
+}
+
+Tensor logit(const Tensor& x, std::optional<double> eps) {
+  return param_unary(ParamUnaryOp::logit, x, {Scalar(eps.value_or(-1.0)), Scalar(0), Scalar(0)});
+}
+Tensor& logit_(Tensor& self, std::optional<double> eps) {
+  return inplace(ParamUnaryOp::logit, self, {Scalar(eps.value_or(-1.0)), Scalar(0), Scalar(0)});
+}
+
+Tensor round(const Tensor& x, int64_t decimals) {
+  check_round(x, decimals);
+  return param_unary(ParamUnaryOp::round, x, {Scalar(decimals), Scalar(0), Scalar(0)});
+}
+Tensor& round_(Tensor& self, int64_t decimals) {
+  check_round(self, decimals);
+  return inplace(ParamUnaryOp::round, self, {Scalar(decimals), Scalar(0), Scalar(0)});
+}
+
+Tensor nan_to_num(const Tensor& x,
+                  std::optional<double> nan,
+                  std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  return param_unary(ParamUnaryOp::nan_to_num, x,
+                     nan_to_num_params(x.dtype(), nan, posinf, neginf));
+}
+Tensor& nan_to_num_(Tensor& self,
+                    std::optional<double> nan,
+                    std::optional<double> posinf,
+                    std::optional<double> neginf) {
+  return inplace(ParamUnaryOp::nan_to_num, self,
+                 nan_to_num_params(self.dtype(), nan, posinf, neginf));
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] expected both inputs to have the same dtype, got ",
+              a.dtype(), " and ", b.dtype());
+  EMBER_CHECK_VALUE(rtol >= 0 && atol >= 0, "[isclose] rtol and atol must be non-negative, got ",
+                    rtol, " and ", atol);
+  NoGradGuard no_grad;
+  Tensor close = eq(a, b);  // exact matches, infinities included
+  if (equal_nan) close = logical_or(close, logical_and(isnan(a), isnan(b)));
+  if (a.dtype() == kBool) return close;
+  // |a - b| <= atol + rtol * |b| in floating point (in the default float for integers), finite
+  // values only: inf - inf is nan and fails, as it should unless the values were equal.
+  const DType dt = is_floating(a.dtype()) ? a.dtype() : get_default_dtype();
+  const Tensor fa = a.to(dt), fb = b.to(dt);
+  const Tensor within = le(abs(fa - fb), abs(fb) * rtol + atol);
+  return logical_or(close, logical_and(within, logical_and(isfinite(fa), isfinite(fb))));
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan)).item().to_bool();
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) return false;
+  NoGradGuard no_grad;
+  return all(eq(a, b)).item().to_bool();
+}
+
+}  // namespace ember

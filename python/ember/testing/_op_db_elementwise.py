@@ -1,0 +1,642 @@
+"""Op-table records of the elementwise ops beyond the foundation's: unary (and their in-place
+forms), ops with parameters, binary, logical, bitwise. Imported at the end of op_db.py, whose
+helpers it uses; see op_db.py for what each field means."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+
+import ember
+from ember.testing import op_db as base
+from ember.testing.op_db import (
+    ALL,
+    FLOATING,
+    INTEGRAL,
+    NUMERIC,
+    ErrorSample,
+    OpSpec,
+    Sample,
+    as_float,
+    binary_samples,
+    make_array,
+)
+
+BITWISE = INTEGRAL + [ember.bool]
+
+# ---- references ----------------------------------------------------------------------------
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+_normal = statistics.NormalDist()
+
+
+def _erfinv_scalar(y):
+    if y <= -1 or y >= 1:
+        return math.copysign(math.inf, y) if abs(y) == 1 else math.nan
+    return _normal.inv_cdf((1 + y) / 2) / math.sqrt(2)
+
+
+_erfinv = np.vectorize(_erfinv_scalar, otypes=[np.float64])
+
+
+def np_sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def np_softplus(x, beta=1.0, threshold=20.0):
+    return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+
+
+def np_elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    return np.where(x > 0, scale * x, scale * alpha * np.expm1(x * input_scale))
+
+
+def np_gelu(x, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def np_logit(x, eps=None):
+    x = np.asarray(x, dtype=np.float64)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    return np.log(x / (1 - x))
+
+
+def np_hardswish(x):
+    return x * np.clip(x + 3, 0, 6) / 6
+
+
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+# ---- sample builders -----------------------------------------------------------------------
+
+
+def _fits(kw, dtype):
+    """Whether the parameters are values of dtype: negative numbers would wrap in uint8."""
+    return dtype != ember.uint8 or all(
+        not isinstance(v, (int, float)) or v >= 0 for v in kw.values()
+    )
+
+
+def kwarg_samples(kwargs_list, low=-3.0, high=3.0):
+    """Every unary shape with the first kwargs, then a [3, 4] input with each of the others
+    (those whose values fit the dtype)."""
+
+    def make(dtype, rng):
+        kwargs_list_ = [kw for kw in kwargs_list if _fits(kw, dtype)]
+        out = [
+            Sample((make_array(s, dtype, rng, low, high),), dict(kwargs_list_[0]), desc=f"{s}")
+            for s in base.SHAPES_UNARY
+        ]
+        for kw in kwargs_list_[1:]:
+            out.append(Sample((make_array((3, 4), dtype, rng, low, high),), dict(kw), desc=f"{kw}"))
+        return out
+
+    return make
+
+
+def special_values_samples(dtype, rng):
+    """Inputs with NaN and infinities (floating dtypes) for the predicates and nan_to_num."""
+    out = base.unary_samples()(dtype, rng)
+    if dtype in FLOATING:
+        x = make_array((3, 4), dtype, rng)
+        x.flat[[0, 5, 7]] = [np.nan, np.inf, -np.inf]
+        out.append(Sample((x,), desc="nan and inf", grad=False))
+    return out
+
+
+def nonzero_divisor_samples(dtype, rng):
+    """binary_samples with no zero divisor: integer division by zero raises."""
+    out = []
+    scalars = (2, 0.5) if dtype == ember.uint8 else (2, -3, 0.5)
+    for s in binary_samples(b_away_from_zero=True, scalars=scalars)(dtype, rng):
+        if len(s.args) == 2 and isinstance(s.args[1], np.ndarray):
+            b = s.args[1].copy()
+            b[b == 0] = 1
+            s = Sample((s.args[0], b), s.kwargs, s.desc, s.grad)
+        out.append(s)
+    return out
+
+
+def _unary(name, ref, dtypes, **kw):
+    kw.setdefault("gradgrad", kw.get("grad", True))
+    return base._unary(name, getattr(ember, name), ref, dtypes, **kw)
+
+
+def _binary(name, ref, dtypes, samples=None, **kw):
+    kw.setdefault("gradgrad", kw.get("grad", True))
+    spec = base._binary(name, getattr(ember, name), ref, dtypes, **kw)
+    if samples is not None:
+        spec.samples = samples
+    return spec
+
+
+def _with_kwargs(name, ref, dtypes, kwargs_list, low=-3.0, high=3.0, **kw):
+    fn = getattr(ember, name)
+    return OpSpec(
+        name,
+        lambda x, *a, **k: fn(x, *a, **k),
+        ref,
+        dtypes,
+        kwarg_samples(kwargs_list, low, high),
+        gradgrad=True,
+        **kw,
+    )
+
+
+def _predicate(name, ref):
+    return OpSpec(name, getattr(ember, name), ref, ALL, special_values_samples, grad=False)
+
+
+# ---- the records ---------------------------------------------------------------------------
+
+UNARY = [
+    _unary("square", np.square, NUMERIC),
+    _unary("floor", np.floor, NUMERIC),
+    _unary("ceil", np.ceil, NUMERIC),
+    _unary("trunc", np.trunc, NUMERIC),
+    _unary("frac", lambda x: x - np.trunc(x), FLOATING),
+    _unary("bitwise_not", np.invert, BITWISE, grad=False),
+    _unary("exp2", as_float(np.exp2), ALL),
+    _unary("expm1", as_float(np.expm1), ALL),
+    _unary("log2", as_float(np.log2), ALL, low=0.1, high=4.0),
+    _unary("log10", as_float(np.log10), ALL, low=0.1, high=4.0),
+    _unary("log1p", as_float(np.log1p), ALL, low=-0.9, high=4.0),
+    _unary("rsqrt", as_float(lambda x: 1 / np.sqrt(x)), ALL, low=0.2, high=4.0),
+    _unary("reciprocal", as_float(np.reciprocal), ALL, away=True),
+    _unary("sin", as_float(np.sin), ALL),
+    _unary("cos", as_float(np.cos), ALL),
+    _unary("tan", as_float(np.tan), ALL, low=-1.2, high=1.2),
+    _unary("asin", as_float(np.arcsin), ALL, low=-0.9, high=0.9),
+    _unary("acos", as_float(np.arccos), ALL, low=-0.9, high=0.9),
+    _unary("atan", as_float(np.arctan), ALL),
+    _unary("sinh", as_float(np.sinh), ALL),
+    _unary("cosh", as_float(np.cosh), ALL),
+    _unary("asinh", as_float(np.arcsinh), ALL),
+    _unary("acosh", as_float(np.arccosh), ALL, low=1.2, high=4.0),
+    _unary("atanh", as_float(np.arctanh), ALL, low=-0.9, high=0.9),
+    _unary("erf", as_float(_erf), ALL, low=-2.0, high=2.0),
+    _unary("erfc", as_float(_erfc), ALL, low=-2.0, high=2.0),
+    _unary("erfinv", as_float(_erfinv), ALL, low=-0.9, high=0.9),
+    _unary("softsign", as_float(lambda x: x / (1 + np.abs(x))), ALL, away=True),
+    _unary("relu6", lambda x: np.clip(x, 0, 6), NUMERIC, low=-3.0, high=8.0),
+    _unary("selu", lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(x)), FLOATING),
+    _unary("silu", lambda x: x * np_sigmoid(x), FLOATING),
+    _unary("mish", lambda x: x * np.tanh(np.log1p(np.exp(x))), FLOATING),
+    _unary("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), FLOATING, low=-4.0, high=4.0),
+    _unary("hardswish", np_hardswish, FLOATING, low=-4.0, high=4.0),
+]
+
+PREDICATES = [
+    _predicate("isnan", np.isnan),
+    _predicate("isinf", np.isinf),
+    _predicate("isfinite", np.isfinite),
+    _predicate("logical_not", np.logical_not),
+]
+
+
+def _clamp_samples(dtype, rng):
+    if dtype == ember.bool:
+        return kwarg_samples([{"min": False, "max": True}, {"max": False}, {"min": True}])(
+            dtype, rng
+        )
+    kws = [{"min": -1, "max": 1}, {"min": 0.5}, {"max": 2}, {"min": 2, "max": -1}]
+    if dtype == ember.uint8:
+        kws = [{"min": 1, "max": 2}, {"min": 0.5}, {"max": 2}, {"min": 2, "max": 1}]
+    out = kwarg_samples(kws)(dtype, rng)
+    x = make_array((3, 4), dtype, rng)
+    lo, hi = make_array((4,), dtype, rng, -2, 0), make_array((3, 1), dtype, rng, 0, 2)
+    out.append(Sample((x, lo, hi), desc="tensor bounds"))
+    return out
+
+
+def _round_samples(dtype, rng):
+    kws = [{}, {"decimals": 2}, {"decimals": -1}] if dtype in FLOATING else [{}]
+    return kwarg_samples(kws, -30.0, 30.0)(dtype, rng)
+
+
+def _nan_to_num_samples(dtype, rng):
+    out = []
+    for s in special_values_samples(dtype, rng):
+        for kw in ({"posinf": 9.0, "neginf": -9.0}, {"nan": 1.5, "posinf": 10.0, "neginf": -8.0}):
+            out.append(Sample(s.args, kw, s.desc + f" {kw}", s.grad))
+    return out
+
+
+def np_clamp(x, lo=None, hi=None, min=None, max=None):
+    lo, hi = (lo if lo is not None else min), (hi if hi is not None else max)
+    out = x if lo is None else np.maximum(x, lo)
+    return out if hi is None else np.minimum(out, hi)
+
+
+def _clamp_errors():
+    return [
+        ErrorSample(lambda: ember.clamp(ember.ones(2)), RuntimeError, "clamp", "no bounds"),
+        ErrorSample(
+            lambda: ember.ones(2, dtype=ember.int64).clamp_(0.5),
+            RuntimeError,
+            "can't be cast",
+            "int64 clamped in place at a float",
+        ),
+    ]
+
+
+PARAM = [
+    OpSpec(
+        "clamp",
+        lambda x, *b, **kw: ember.clamp(x, *b, **kw),
+        np_clamp,
+        ALL,
+        _clamp_samples,
+        gradgrad=True,
+        errors=_clamp_errors,
+    ),
+    _with_kwargs(
+        "hardtanh",
+        lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
+        NUMERIC,
+        # -1 and 1 are the defaults, spelled out so that uint8 (where -1 wraps) can skip them.
+        [{"min_val": 0.0, "max_val": 2.0}, {"min_val": -1.0, "max_val": 1.0}, {"min_val": -0.5}],
+    ),
+    _with_kwargs(
+        "threshold",
+        lambda x, threshold, value: np.where(x <= threshold, value, x),
+        NUMERIC,
+        [{"threshold": 0.5, "value": 2}, {"threshold": -1, "value": 7}],
+    ),
+    _with_kwargs(
+        "leaky_relu",
+        lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope),
+        FLOATING,
+        [{}, {"negative_slope": 0.2}],
+    ),
+    _with_kwargs(
+        "elu",
+        np_elu,
+        FLOATING,
+        [{}, {"alpha": 0.5}, {"alpha": 1.5, "scale": 2.0, "input_scale": 0.5}],
+    ),
+    _with_kwargs(
+        "celu",
+        lambda x, alpha=1.0: np_elu(x, alpha, 1.0, 1.0 / alpha),
+        FLOATING,
+        [{}, {"alpha": 0.5}],
+        errors=lambda: [
+            ErrorSample(lambda: ember.celu(ember.ones(2), 0.0), RuntimeError, "celu", "alpha 0")
+        ],
+    ),
+    _with_kwargs("softplus", np_softplus, FLOATING, [{}, {"beta": 2.0, "threshold": 1.0}]),
+    _with_kwargs(
+        "gelu",
+        np_gelu,
+        FLOATING,
+        [{}, {"approximate": "tanh"}],
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.gelu(ember.ones(2), approximate="erf"),
+                ValueError,
+                "approximate",
+                "unknown approximation",
+            )
+        ],
+    ),
+    _with_kwargs("logit", np_logit, ALL, [{}, {"eps": 0.2}], low=0.05, high=0.95),
+    OpSpec(
+        "round",
+        lambda x, **kw: ember.round(x, **kw),
+        lambda x, decimals=0: np.round(x, decimals),
+        NUMERIC,
+        _round_samples,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.round(ember.ones(2, dtype=ember.int64), decimals=1),
+                RuntimeError,
+                "round",
+                "decimals on integers",
+            )
+        ],
+    ),
+    OpSpec(
+        "nan_to_num",
+        lambda x, **kw: ember.nan_to_num(x, **kw),
+        lambda x, nan=0.0, posinf=None, neginf=None: np.nan_to_num(
+            x, nan=nan, posinf=posinf, neginf=neginf
+        ),
+        ALL,
+        _nan_to_num_samples,
+    ),
+]
+
+
+def _logical_reduce_samples(p_nonzero):
+    """The reduction samples with elements zero at random (nonzero with probability p_nonzero),
+    so that all() and any() see both answers."""
+
+    def make(dtype, rng):
+        out = []
+        for s in base._reduce_samples(dtype, rng):
+            x = s.args[0]
+            keep = rng.random(np.shape(x)) < p_nonzero
+            x = np.where(keep, x if dtype == ember.bool else np.where(x == 0, 1, x), 0)
+            out.append(Sample((x.astype(np.asarray(s.args[0]).dtype),), s.kwargs, s.desc, False))
+        return out
+
+    return make
+
+
+def _np_all_any(f):
+    def ref(x, dim=None, keepdim=False):
+        axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
+        return f(x, axis=axis, keepdims=keepdim)
+
+    return ref
+
+
+def _isclose_samples(dtype, rng):
+    out = []
+    for kw in ({}, {"rtol": 0.1, "atol": 0.5}, {"equal_nan": True}):
+        a = make_array((4, 5), dtype, rng)
+        b = a.copy()
+        if dtype in FLOATING:
+            b = b + rng.normal(0, 1e-3, b.shape) * (rng.random(b.shape) < 0.5)
+            b[0, :3] = a[0, :3] = [np.nan, np.inf, -np.inf]
+            b[1, 0] = np.nan
+        elif dtype != ember.bool:
+            b = b + (rng.random(b.shape) < 0.3)
+        else:
+            b = b ^ (rng.random(b.shape) < 0.3)
+        out.append(Sample((a, b), kw, desc=f"{kw}", grad=False))
+    out.append(Sample((make_array((3, 4), dtype, rng), make_array((4,), dtype, rng)), desc="bcast"))
+    return out
+
+
+def _same_dtype_error(name):
+    fn = getattr(ember, name)
+    return lambda: [
+        ErrorSample(
+            lambda: fn(ember.ones(2), ember.ones(2, dtype=ember.float64)),
+            RuntimeError,
+            "same dtype",
+            "float32 vs float64",
+        )
+    ]
+
+
+LOGICAL = [
+    OpSpec(
+        "all",
+        lambda x, **kw: ember.all(x, **kw),
+        _np_all_any(np.all),
+        ALL,
+        _logical_reduce_samples(0.97),
+        grad=False,
+        errors=base.dim_error(lambda x, d: x.all(d), "all"),
+    ),
+    OpSpec(
+        "any",
+        lambda x, **kw: ember.any(x, **kw),
+        _np_all_any(np.any),
+        ALL,
+        _logical_reduce_samples(0.03),
+        grad=False,
+        errors=base.dim_error(lambda x, d: x.any(d), "any"),
+    ),
+    OpSpec(
+        "isclose",
+        lambda a, b, **kw: ember.isclose(a, b, **kw),
+        lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: np.isclose(
+            a, b, rtol=rtol, atol=atol, equal_nan=equal_nan
+        ),
+        ALL,
+        _isclose_samples,
+        grad=False,
+        errors=_same_dtype_error("isclose"),
+    ),
+    OpSpec(
+        "allclose",
+        lambda a, b, **kw: ember.tensor(ember.allclose(a, b, **kw)),
+        lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: np.allclose(
+            a, b, rtol=rtol, atol=atol, equal_nan=equal_nan
+        ),
+        ALL,
+        _isclose_samples,
+        grad=False,
+        errors=_same_dtype_error("allclose"),
+        noncontiguous=False,
+    ),
+    OpSpec(
+        "equal",
+        lambda a, b: ember.tensor(ember.equal(a, b)),
+        lambda a, b: np.array_equal(a, b),
+        ALL,
+        lambda dtype, rng: [
+            Sample(s.args, desc=s.desc, grad=False) for s in _isclose_samples(dtype, rng)
+        ],
+        grad=False,
+        noncontiguous=False,
+    ),
+]
+
+
+def _np_shift_left(a, b):
+    return np.left_shift(np.asarray(a, dtype=np.int64), b)
+
+
+BINARY = [
+    _binary("floor_divide", np.floor_divide, NUMERIC, samples=nonzero_divisor_samples),
+    _binary("remainder", np.remainder, NUMERIC, samples=nonzero_divisor_samples),
+    _binary("fmod", np.fmod, NUMERIC, samples=nonzero_divisor_samples),
+    _binary("atan2", lambda a, b: np.arctan2(np.asarray(a, dtype=np.float64), b), ALL),
+    _binary("hypot", np.hypot, FLOATING, scalars=(2.0, 0.5)),
+    _binary("logaddexp", np.logaddexp, FLOATING, scalars=(2.0, 0.5)),
+    _binary("maximum", np.maximum, ALL),
+    _binary("minimum", np.minimum, ALL),
+    _binary("fmax", np.fmax, ALL),
+    _binary("fmin", np.fmin, ALL),
+    _binary("bitwise_and", np.bitwise_and, BITWISE, grad=False, scalars=(3, True)),
+    _binary("bitwise_or", np.bitwise_or, BITWISE, grad=False, scalars=(3, True)),
+    _binary("bitwise_xor", np.bitwise_xor, BITWISE, grad=False, scalars=(3, True)),
+    _binary(
+        "bitwise_left_shift",
+        _np_shift_left,
+        INTEGRAL,
+        grad=False,
+        b_low=0,
+        b_high=9,
+        scalars=(1, 9),
+    ),
+    _binary(
+        "bitwise_right_shift",
+        np.right_shift,
+        INTEGRAL,
+        grad=False,
+        b_low=0,
+        b_high=9,
+        scalars=(1, 9),
+    ),
+    base._compare("logical_and", np.logical_and),
+    base._compare("logical_or", np.logical_or),
+    base._compare("logical_xor", np.logical_xor),
+]
+
+
+def _division_errors(name):
+    def errors():
+        return [
+            ErrorSample(
+                lambda: getattr(ember, name)(
+                    ember.ones(3, dtype=ember.int64), ember.zeros(3).long()
+                ),
+                RuntimeError,
+                "ZeroDivisionError",
+                "integer division by a zero tensor",
+            ),
+            ErrorSample(
+                lambda: getattr(ember, name)(ember.ones(3, dtype=ember.int32), 0),
+                RuntimeError,
+                "ZeroDivisionError",
+                "integer division by 0",
+            ),
+        ]
+
+    return errors
+
+
+def _integer_broadcast_error(name):
+    fn = getattr(ember, name)
+    return lambda: [
+        ErrorSample(
+            lambda: fn(ember.ones(2, 3).long(), ember.ones(4).long()),
+            RuntimeError,
+            name,
+            "shapes [2, 3] and [4]",
+        )
+    ]
+
+
+for _spec in BINARY:
+    if _spec.name.startswith("bitwise_"):
+        _spec.errors = _integer_broadcast_error(_spec.name)
+for _spec in BINARY[:3]:
+    _spec.errors = (lambda old, new: lambda: old() + new())(
+        _spec.errors, _division_errors(_spec.name)
+    )
+
+
+# ---- in-place forms, derived from the records above -----------------------------------------
+
+
+def _kernel_dtypes(spec):
+    """The dtypes an in-place form accepts: those whose result self can hold. Ops that compute in
+    floating point for any input (recorded with ALL) take floating tensors only."""
+    if spec.name in INPLACE_FLOATING_ONLY:
+        return FLOATING
+    return spec.dtypes
+
+
+def inplace_of(spec, binary=False, compare=False):
+    """The record of spec's in-place form, self.<name>_(...): the same samples (those whose result
+    fits self), the same reference; compare: a bool result, cast to self's dtype."""
+    name = spec.name + "_"
+
+    def fn(x, *args, **kwargs):
+        out = x.clone()
+        result = getattr(out, name)(*args, **kwargs)
+        assert result is out, f"{name} must return self"
+        return out
+
+    def samples(dtype, rng):
+        out = []
+        for s in spec.samples(dtype, rng):
+            if binary and len(s.args) == 2:
+                a, b = s.args
+                if isinstance(b, np.ndarray):
+                    # self does not grow: only operands that broadcast to self's shape.
+                    if np.broadcast_shapes(np.shape(a), np.shape(b)) != np.shape(a):
+                        continue
+                elif not compare:
+                    # A number whose category is above self's would change self's dtype.
+                    if isinstance(b, float) and dtype not in FLOATING:
+                        continue
+                    if not isinstance(b, bool) and dtype == ember.bool:
+                        continue
+            if len(s.args) > 2:
+                continue  # clamp's tensor bounds: no in-place form with tensors here
+            float_kwarg = any(isinstance(v, float) for v in s.kwargs.values())
+            if spec.name == "clamp" and dtype not in FLOATING and float_kwarg:
+                continue  # a float bound would make an integer self float
+            out.append(s)
+        return out
+
+    def errors():
+        if not spec.grad or compare:
+            # Ops on integers (or with bool results): self may not grow by broadcasting.
+            dt = FLOATING[-1] if compare else spec.dtypes[0]
+            if not binary:
+                return []
+            return [
+                ErrorSample(
+                    lambda: getattr(ember.ones(3, dtype=dt), name)(ember.ones(2, 3, dtype=dt)),
+                    RuntimeError,
+                    "doesn't match the broadcast shape",
+                    "self would grow",
+                )
+            ]
+        first = samples(ember.float64, np.random.default_rng(0))[0]
+        args = tuple(base.to_tensor(a, ember.float64) for a in first.args[1:])
+        leaf = base.to_tensor(first.args[0], ember.float64).requires_grad_()
+        return [
+            ErrorSample(
+                lambda: getattr(leaf, name)(*args, **first.kwargs),
+                RuntimeError,
+                "leaf",
+                "in-place on a leaf that requires grad",
+            )
+        ]
+
+    return OpSpec(
+        name,
+        fn,
+        spec.ref,
+        _kernel_dtypes(spec),
+        samples,
+        grad=spec.grad and not compare,
+        gradgrad=False,
+        errors=errors,
+    )
+
+
+# Ops with an in-place form whose out-of-place record accepts every dtype because it computes in
+# floating point: in place, self must already be floating.
+INPLACE_FLOATING_ONLY = {
+    "exp", "log", "sqrt", "tanh", "sigmoid", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt",
+    "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+    "atanh", "erf", "erfc", "erfinv", "softsign", "logit", "atan2",
+}  # fmt: skip
+
+_PARAM_INPLACE = {"clamp", "hardtanh", "threshold", "leaky_relu", "elu", "celu", "logit", "round",
+                  "nan_to_num"}  # fmt: skip
+_BASE_UNARY = ["neg", "abs", "sign", "exp", "log", "sqrt", "tanh", "sigmoid", "relu"]
+_BASE_COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
+
+
+def records():
+    """Every record of this module, with the in-place forms of these ops and of the foundation's
+    unary, pow and comparison ops (add_, sub_, mul_, div_ have records of their own)."""
+    db = {s.name: s for s in base.OPS}
+    unary = UNARY + [db[n] for n in _BASE_UNARY] + [s for s in PARAM if s.name in _PARAM_INPLACE]
+    compare = [s for s in BINARY if s.name.startswith("logical_")] + [db[n] for n in _BASE_COMPARE]
+    binary = [s for s in BINARY if not s.name.startswith("logical_")] + [db["pow"]]
+    inplace = (
+        [inplace_of(s) for s in unary]
+        + [inplace_of(PREDICATES[-1], compare=True)]
+        + [inplace_of(s, binary=True) for s in binary]
+        + [inplace_of(s, binary=True, compare=True) for s in compare]
+    )
+    return UNARY + PREDICATES + PARAM + BINARY + LOGICAL + inplace

@@ -1,0 +1,247 @@
+"""Elementwise semantics the generic op tests do not reach: edge values checked by hand,
+operators, in-place rules, aliases, ember.nn.functional, and PyTorch side by side when installed."""
+
+import math
+
+import ember.nn.functional as F
+import numpy as np
+import pytest
+
+import ember
+
+nan, inf = float("nan"), float("inf")
+
+
+def values(t):
+    return t.tolist()
+
+
+def test_integer_floor_division_and_remainder_follow_python():
+    a = ember.tensor([7, -7, 7, -7])
+    b = ember.tensor([2, 2, -2, -2])
+    assert values(a // b) == [7 // 2, -7 // 2, 7 // -2, -7 // -2]
+    assert values(a % b) == [7 % 2, -7 % 2, 7 % -2, -7 % -2]
+    assert values(ember.fmod(a, b)) == [1, -1, 1, -1]  # C's %, the sign of the dividend
+    # The most negative int64 divided by -1 wraps (no trap), as PyTorch.
+    m = ember.tensor([-(2**63)])
+    assert values(m // -1) == [-(2**63)]
+    assert values(m % -1) == [0]
+
+
+def test_float_floor_division_and_remainder_follow_python():
+    a = [5.5, -5.5, 5.5, -5.5, 0.3]
+    b = [2.0, 2.0, -2.0, -2.0, 0.1]
+    got_q = values(ember.tensor(a, dtype=ember.float64) // ember.tensor(b, dtype=ember.float64))
+    got_r = values(ember.tensor(a, dtype=ember.float64) % ember.tensor(b, dtype=ember.float64))
+    assert got_q == [x // y for x, y in zip(a, b)]
+    assert got_r == pytest.approx([x % y for x, y in zip(a, b)])
+    assert values(ember.tensor([1.0, -1.0, 0.0]) // 0.0)[:2] == [inf, -inf]
+    assert math.isnan(values(ember.tensor([5.0]) % 0.0)[0])
+
+
+def test_integer_division_by_zero_raises():
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        ember.tensor([1, 2]) // ember.tensor([1, 0])
+    with pytest.raises(RuntimeError, match=r"\[remainder\] ZeroDivisionError"):
+        ember.tensor([1, 2]) % 0
+    x = ember.tensor([4, 6])
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        x //= 0
+    assert values(x) == [4, 6]  # refused before anything was written
+
+
+def test_shifts_past_the_bit_width():
+    x = ember.tensor([5, -5], dtype=ember.int8)
+    assert values(x << 9) == [0, 0]
+    assert values(x >> 9) == [0, -1]  # the sign fills
+    assert values(x << 2) == [20, -20]
+    assert values(ember.tensor([1], dtype=ember.int64) << 63) == [-(2**63)]
+    assert values(1 << ember.tensor([3])) == [8]
+
+
+def test_bool_operators():
+    a = ember.tensor([True, True, False])
+    b = ember.tensor([True, False, False])
+    assert values(a & b) == [True, False, False]
+    assert values(a | b) == [True, True, False]
+    assert values(a ^ b) == [False, True, False]
+    assert values(~a) == [False, False, True]
+    assert values(~ember.tensor([0, 5])) == [-1, -6]
+    with pytest.raises(TypeError):
+        ~ember.tensor([1.0])
+
+
+def test_nan_handling_of_max_min_and_friends():
+    a = ember.tensor([1.0, nan, nan])
+    b = ember.tensor([nan, 2.0, nan])
+    assert all(math.isnan(v) for v in values(ember.maximum(a, b)))
+    assert all(math.isnan(v) for v in values(ember.minimum(a, b)))
+    assert values(ember.fmax(a, b))[:2] == [1.0, 2.0] and math.isnan(values(ember.fmax(a, b))[2])
+    assert values(ember.fmin(a, b))[:2] == [1.0, 2.0]
+    assert values(ember.sign(ember.tensor([nan, -0.0, 3.0]))) == [0.0, 0.0, 1.0]
+    assert values(ember.isnan(a)) == [False, True, True]
+    assert values(ember.logical_not(ember.tensor([nan, 0.0]))) == [False, True]
+
+
+def test_maximum_gradient_is_shared_on_ties():
+    a = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = ember.tensor([1.0, 5.0, 0.0], requires_grad=True)
+    ember.maximum(a, b).sum().backward()
+    assert values(a.grad) == [0.5, 0.0, 1.0]
+    assert values(b.grad) == [0.5, 1.0, 0.0]
+
+
+def test_clamp_rules():
+    x = ember.tensor([-2.0, 0.0, 2.0])
+    assert values(x.clamp(min=1.0, max=-1.0)) == [-1.0, -1.0, -1.0]  # min > max: all max
+    assert values(ember.clamp(ember.tensor([1, 5, 9]), 2, 6)) == [2, 5, 6]
+    assert ember.clamp(ember.tensor([1, 5]), 2.5).dtype == ember.float32  # bounds promote
+    lo = ember.tensor([[-1.0], [1.0]])
+    assert values(x.clamp(lo)) == [[-1.0, 0.0, 2.0], [1.0, 1.0, 2.0]]
+    assert values(ember.clamp(ember.tensor([nan]), 0, 1))[0] != 0  # NaN stays NaN
+    y = ember.tensor([1, 5, 9])
+    assert y.clamp_(max=4) is y and values(y) == [1, 4, 4]
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        x.clamp()
+
+
+def test_round_is_half_to_even_with_decimals():
+    assert values(ember.round(ember.tensor([0.5, 1.5, 2.5, -0.5]))) == [0.0, 2.0, 2.0, -0.0]
+    x = ember.tensor([1.2345, 1234.5], dtype=ember.float64)
+    assert values(ember.round(x, decimals=2)) == pytest.approx([1.23, 1234.5])
+    assert values(ember.round(x, decimals=-2)) == [0.0, 1200.0]
+    assert values(ember.round(ember.tensor([3, -4]))) == [3, -4]
+
+
+def test_nan_to_num_defaults_to_the_dtype_limits():
+    x = ember.tensor([nan, inf, -inf, 1.0])
+    f32 = np.finfo(np.float32)
+    assert values(ember.nan_to_num(x)) == [0.0, float(f32.max), float(f32.min), 1.0]
+    h = ember.nan_to_num(x.half())
+    assert values(h.float()) == [0.0, 65504.0, -65504.0, 1.0]
+    assert values(x.nan_to_num(nan=2.0, posinf=3.0)) == [2.0, 3.0, float(f32.min), 1.0]
+
+
+def test_special_function_edges():
+    assert values(ember.erfinv(ember.tensor([-1.0, 1.0, 1.5, 0.0]))[:2]) == [-inf, inf]
+    e = values(ember.erfinv(ember.tensor([0.5], dtype=ember.float64)))[0]
+    assert math.erf(e) == pytest.approx(0.5, abs=1e-15)
+    assert values(ember.logaddexp(ember.tensor([-inf, inf]), ember.tensor([-inf, inf]))) == [
+        -inf,
+        inf,
+    ]
+    big = ember.tensor([1000.0])
+    assert values(ember.logaddexp(big, big))[0] == pytest.approx(1000 + math.log(2))
+    assert values(F.softplus(big)) == [1000.0]
+    assert values(F.logsigmoid(-big)) == [-1000.0]
+    assert values(F.mish(big)) == [1000.0]
+
+
+def test_inplace_forms_return_self_and_check_the_dtype():
+    x = ember.tensor([0.25, 4.0])
+    assert x.sqrt_() is x and values(x) == [0.5, 2.0]
+    assert x.atan2_(ember.tensor([1.0, 1.0])) is x
+    i = ember.tensor([1, 2])
+    with pytest.raises(RuntimeError, match=r"\[exp_\] result type float32 can't be cast"):
+        i.exp_()
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i.atan2_(i)
+    m = ember.tensor([1.0, 2.0, 3.0])
+    assert m.gt_(1.5) is m and values(m) == [0.0, 1.0, 1.0]  # bool result cast to float
+    b = ember.tensor([True, False])
+    assert values(b.logical_not_()) == [False, True]
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        ember.ones(3).maximum_(ember.ones(2, 3))
+
+
+def test_inplace_activation_records_its_gradient():
+    x = ember.tensor([-1.0, 2.0], requires_grad=True)
+    y = x * 1
+    F.leaky_relu(y, 0.1, inplace=True)
+    y.sum().backward()
+    assert values(x.grad) == pytest.approx([0.1, 1.0])
+    with pytest.raises(RuntimeError, match="leaf"):
+        x.relu_()
+
+
+def test_aliases_are_the_same_ops():
+    assert ember.arcsin is ember.asin and ember.clip is ember.clamp
+    assert ember.Tensor.arctan2_ is ember.Tensor.atan2_
+    assert values(ember.greater(ember.tensor([1, 3]), 2)) == [False, True]
+    assert values(ember.tensor([0.0]).fix()) == [0.0]
+
+
+def test_functional_flags_and_errors():
+    x = ember.tensor([-3.0, 0.5, 3.0])
+    assert F.relu(x) is not x
+    y = x.clone()
+    assert F.relu(y, inplace=True) is y and values(y) == [0.0, 0.5, 3.0]
+    assert values(F.hardtanh(x, -1.0, 1.0)) == [-1.0, 0.5, 1.0]
+    with pytest.raises(ValueError, match="min_val cannot be greater"):
+        F.hardtanh(x, 2.0, 1.0)
+    assert values(F.threshold(x, 0.6, -7.0)) == [-7.0, -7.0, 3.0]
+    with pytest.raises(ValueError, match="approximate"):
+        F.gelu(x, approximate="erf")
+    with pytest.raises(RuntimeError, match="celu"):
+        F.celu(x, alpha=0.0)
+
+
+def test_isclose_allclose_equal():
+    a = ember.tensor([1.0, inf, nan, 1.0])
+    b = ember.tensor([1.0 + 1e-7, inf, nan, 1.1])
+    assert values(ember.isclose(a, b)) == [True, True, False, False]
+    assert values(ember.isclose(a, b, equal_nan=True)) == [True, True, True, False]
+    assert ember.allclose(a[:2], b[:2]) is True
+    assert ember.allclose(a, b, rtol=0.2, equal_nan=True)
+    assert ember.equal(ember.tensor([1, 2]), ember.tensor([1, 2]))
+    assert not ember.equal(ember.tensor([1, 2]), ember.tensor([[1, 2]]))
+    assert values(ember.all(ember.tensor([[1, 0], [1, 1]]), dim=1)) == [False, True]
+    assert values(ember.any(ember.zeros(0))) is False
+    assert values(ember.all(ember.zeros(0))) is True
+    assert ember.all(ember.tensor([1, 2], dtype=ember.uint8)).dtype == ember.uint8
+
+
+ACTIVATIONS = [
+    ("relu6", {}),
+    ("leaky_relu", {"negative_slope": 0.2}),
+    ("elu", {"alpha": 0.7}),
+    ("selu", {}),
+    ("celu", {"alpha": 0.5}),
+    ("gelu", {}),
+    ("gelu", {"approximate": "tanh"}),
+    ("silu", {}),
+    ("mish", {}),
+    ("softplus", {"beta": 2.0, "threshold": 3.0}),
+    ("softsign", {}),
+    ("hardtanh", {"min_val": -0.5, "max_val": 2.0}),
+    ("hardsigmoid", {}),
+    ("hardswish", {}),
+    ("logsigmoid", {}),
+    ("tanhshrink", {}),
+]
+
+
+@pytest.mark.parametrize("name,kw", ACTIVATIONS, ids=[f"{n}{kw}" for n, kw in ACTIVATIONS])
+def test_activations_match_pytorch_when_installed(name, kw):
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-5, 5, 41)
+    got = getattr(F, name)(ember.tensor(x, requires_grad=True, dtype=ember.float64), **kw)
+    want = getattr(torch.nn.functional, name)(torch.tensor(x, requires_grad=True), **kw)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_binary_ops_match_pytorch_when_installed():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a = rng.integers(-50, 50, 200)
+    b = rng.integers(-7, 8, 200)
+    b[b == 0] = 3
+    for name in ["floor_divide", "remainder", "fmod", "bitwise_and", "bitwise_xor", "maximum"]:
+        got = getattr(ember, name)(ember.from_numpy(a), ember.from_numpy(b)).numpy()
+        want = getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    fa, fb = rng.normal(0, 3, 200), rng.normal(0, 3, 200)
+    for name in ["floor_divide", "remainder", "fmod", "atan2", "hypot", "logaddexp"]:
+        got = getattr(ember, name)(ember.from_numpy(fa), ember.from_numpy(fb)).numpy()
+        want = getattr(torch, name)(torch.from_numpy(fa), torch.from_numpy(fb)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-14, err_msg=name)

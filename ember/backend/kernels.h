@@ -25,7 +25,9 @@ struct Operand {
 };
 
 enum class ReduceOp : uint8_t { Sum, Max, Min, Prod };
-enum class RandomDist : uint8_t { Uniform, Normal, Integer };
+enum class RandomDist : uint8_t { Uniform, Normal, Integer, Exponential };
+// How scatter-like kernels combine a value with what is already there.
+enum class ScatterOp : uint8_t { Assign, Add, Mul, Max, Min };
 
 struct KernelTable {
   // out = f(in); out and in have the same shape and dtype.
@@ -51,10 +53,42 @@ struct KernelTable {
   // out[i] = start + i * step (arange), or linspace from start to end (symmetric rounding).
   using Range = void (*)(const Tensor& out, double start, double step_or_end, bool linspace);
   // Fills out with samples: Uniform [a, b), Normal(mean a, std b), Integer [a, b) (a and b
-  // exact int64 for Integer).
+  // exact int64 for Integer), Exponential(rate a).
   using Random = void (*)(
       RandomDist dist, const Tensor& out, Generator& gen, const Scalar& a, const Scalar& b);
   using Randperm = void (*)(const Tensor& out, Generator& gen);
+  // out [rows, k] int64 = k category indices per row of the weights w [rows, n] (contiguous
+  // float64, checked: finite, >= 0, positive sum; without replacement, k <= nonzero count).
+  using Multinomial = void (*)(const Tensor& out,
+                               const Tensor& w,
+                               bool replacement,
+                               Generator& gen);
+  // Indexing. Index tensors are int64 and already checked to be in range (no negatives); kernels
+  // that write through an index are race-free and deterministic: duplicate indices are applied
+  // in index order.
+  // out = in with dim `dim` replaced by index (1-d): out.select(dim, i) = in.select(dim, index[i]).
+  using IndexSelect = void (*)(const Tensor& out,
+                               const Tensor& in,
+                               int64_t dim,
+                               const Tensor& index);
+  // out[p] = in[p with coordinate `dim` replaced by index[p]]; out has index's shape.
+  using Gather = void (*)(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+  // self[p with coordinate `dim` replaced by index[p]] op= src[p], for p over index's shape; src
+  // is a tensor (at least index's size in every dim) or a scalar.
+  using Scatter = void (*)(
+      ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index, const Operand& src);
+  // self.select(dim, index[i]) op= source.select(dim, i) for each i of the 1-d index; source a
+  // tensor or a scalar.
+  using IndexReduce = void (*)(
+      ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index, const Operand& source);
+  // out [n, in.dim()] = the coordinates of in's nonzero elements in row-major order; n is known.
+  using Nonzero = void (*)(const Tensor& out, const Tensor& in);
+  // out = for each value, its insertion point in the sorted last dim of `sorted` (1-d, or with
+  // values' leading dims): the first position with sorted >= v (> v when right).
+  using SearchSorted = void (*)(const Tensor& out,
+                                const Tensor& sorted,
+                                const Tensor& values,
+                                bool right);
   // out = softmax (log_softmax when log) of in along dim; same shape and floating dtype.
   using Softmax = void (*)(const Tensor& out, const Tensor& in, int64_t dim, bool log);
 
@@ -73,7 +107,14 @@ struct KernelTable {
   Range range = nullptr;
   Random random = nullptr;
   Randperm randperm = nullptr;
+  Multinomial multinomial = nullptr;
   Softmax softmax = nullptr;
+  IndexSelect index_select = nullptr;
+  Gather gather = nullptr;
+  Scatter scatter = nullptr;
+  IndexReduce index_reduce = nullptr;
+  Nonzero nonzero = nullptr;
+  SearchSorted searchsorted = nullptr;
 };
 
 // The table of `device`'s backend; throws if ember was built without it.

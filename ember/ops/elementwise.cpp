@@ -545,15 +545,11 @@ void check_no_internal_overlap(const Tensor& self, const char* op) {
 // any) the incoming one.
 void record_overwrite(const char* name, Tensor& self, const Tensor* src);
 
-// Writes `result`, computed out of place from self's old value, into self, and moves self's
-// history to result's node (Note [In-place ops and autograd]).
-void commit_recorded(Tensor& self, const Tensor& result, const char* name) {
-  kernel(kernels(self.device()).copy, self.device(), name)(self, result);
-  self.storage()->bump_version();
-  if (!result.grad_fn()) return record_overwrite(name, self, nullptr);
-  attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
-  mark_inplace(self);
-}
+}  // namespace
+namespace detail {
+void commit_recorded(Tensor& self, const Tensor& result, const char* name);
+}  // namespace detail
+namespace {
 
 // The checks of an in-place op with a tensor operand: same device, no partial overlap, and the
 // operand broadcasts to self's shape (self does not grow).
@@ -606,7 +602,7 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
     EMBER_BINARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }
-  commit_recorded(self, result, info.inplace_name);
+  detail::commit_recorded(self, result, info.inplace_name);
   return self;
 }
 
@@ -625,7 +621,7 @@ Tensor& inplace_unary(const ElementwiseInfo& info, Tensor& self, Run run, Op op)
     self.storage()->bump_version();
     return self;
   }
-  commit_recorded(self, op((info.saves & kSaveX) ? clone(self) : self), info.inplace_name);
+  detail::commit_recorded(self, op((info.saves & kSaveX) ? clone(self) : self), info.inplace_name);
   return self;
 }
 
@@ -667,6 +663,16 @@ void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
 }
 
 }  // namespace
+
+namespace detail {
+void commit_recorded(Tensor& self, const Tensor& result, const char* name) {
+  kernel(kernels(self.device()).copy, self.device(), name)(self, result);
+  self.storage()->bump_version();
+  if (!result.grad_fn()) return record_overwrite(name, self, nullptr);
+  attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
+  mark_inplace(self);
+}
+}  // namespace detail
 
 Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (is_one(alpha)) return inplace_binary(BinaryOp::add, self, other);

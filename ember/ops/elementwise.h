@@ -140,6 +140,9 @@ Tensor& param_unary_(ParamUnaryOp op, Tensor& self, const UnaryParams& p);
 // Gradient formulas of the lists too long for one line (ops/elementwise_grad.cpp), written with
 // differentiable ops so that second derivatives work.
 namespace detail {
+// For in-place ops while recording: writes `result`, computed out of place from self's old value,
+// into self and moves self's history to result's node (Note [In-place ops and autograd]).
+void commit_recorded(Tensor& self, const Tensor& result, const char* name);
 inline constexpr double kLn2 = 0.69314718055994530942;
 inline constexpr double kLn10 = 2.30258509299404568402;
 inline constexpr double kTwoOverSqrtPi = 1.12837916709551257390;

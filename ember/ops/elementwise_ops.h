@@ -112,10 +112,11 @@
   X(bitwise_right_shift, ShiftRight, kIntegralTypes, false, kSaveNone, g, g)
 
 // X(name, Functor): comparisons and logical ops, all dtypes, bool result, no gradient.
-#define EMBER_COMPARE_OPS(X)                                                   \
-  X(eq, Eq)                                                                    \
-  X(ne, Ne) X(lt, Lt) X(le, Le) X(gt, Gt) X(ge, Ge) X(logical_and, LogicalAnd) \
-      X(logical_or, LogicalOr) X(logical_xor, LogicalXor)
+#define EMBER_COMPARE_OPS(X)                                                                  \
+  X(eq, Eq)                                                                                   \
+  X(ne, Ne)                                                                                   \
+  X(lt, Lt) X(le, Le) X(gt, Gt) X(ge, Ge) X(logical_and, LogicalAnd) X(logical_or, LogicalOr) \
+      X(logical_xor, LogicalXor)
 
 namespace ember {
 

@@ -3,6 +3,9 @@
 
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
 #include "ember/ops/view.h"

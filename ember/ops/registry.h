@@ -41,7 +41,10 @@ std::span<const OpInfo> view_op_infos();
 std::span<const OpInfo> elementwise_op_infos();
 std::span<const OpInfo> reduce_op_infos();
 std::span<const OpInfo> statistics_op_infos();
+std::span<const OpInfo> shape_op_infos();
 std::span<const OpInfo> softmax_op_infos();
+std::span<const OpInfo> indexing_op_infos();
 std::span<const OpInfo> linalg_op_infos();
+std::span<const OpInfo> random_op_infos();
 
 }  // namespace ember

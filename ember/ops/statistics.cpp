@@ -35,7 +35,8 @@ DimVector all_dims_if_empty(IntArrayRef dim, int64_t ndim, const char* op) {
   if (dim.empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
   } else {
-    for (int64_t d : dim) out.push_back(ndim == 0 ? (wrap_dim(d, 0, op), 0) : wrap_dim(d, ndim, op));
+    for (int64_t d : dim)
+      out.push_back(ndim == 0 ? (wrap_dim(d, 0, op), 0) : wrap_dim(d, ndim, op));
   }
   return out;
 }
@@ -47,8 +48,8 @@ int64_t count_over(const Tensor& t, IntArrayRef dims) {
 }
 
 void check_floating(const Tensor& t, const char* op) {
-  EMBER_CHECK_TYPE(is_floating(t.dtype()), "[", op,
-                   "] only supports floating-point dtypes, got ", t.dtype());
+  EMBER_CHECK_TYPE(is_floating(t.dtype()), "[", op, "] only supports floating-point dtypes, got ",
+                   t.dtype());
 }
 
 // sum((x - mean)^2) / (N - correction): two passes, so no cancellation from a large mean.
@@ -82,8 +83,8 @@ std::span<const OpInfo> statistics_op_infos() { return kStatisticsOps; }
 
 Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   const Tensor x = is_floating(self.dtype()) ? where(isnan(self), Scalar(0), self) : self;
-  if (dim.empty()) return keepdim ? sum(x, all_dims_if_empty({}, x.dim(), "nansum"), true, dtype)
-                                  : sum(x, dtype);
+  if (dim.empty())
+    return keepdim ? sum(x, all_dims_if_empty({}, x.dim(), "nansum"), true, dtype) : sum(x, dtype);
   return sum(x, dim, keepdim, dtype);
 }
 
@@ -139,8 +140,8 @@ Tensor linalg_vector_norm(
   check_floating(x, "linalg.vector_norm");
   const DimVector dims = all_dims_if_empty(dim, x.dim(), "linalg.vector_norm");
   if (std::isinf(ord)) {
-    EMBER_CHECK(x.numel() > 0 || ord > 0, "[linalg.vector_norm] Expected a non-empty tensor for ord ",
-                ord);
+    EMBER_CHECK(x.numel() > 0 || ord > 0,
+                "[linalg.vector_norm] Expected a non-empty tensor for ord ", ord);
     if (x.numel() == 0) return sum(abs(x), dims, keepdim);  // 0 over nothing
     return ord > 0 ? amax(abs(x), dims, keepdim) : amin(abs(x), dims, keepdim);
   }
@@ -201,8 +202,7 @@ Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef 
 Tensor linalg_matrix_norm(const Tensor& self, double ord, IntArrayRef dim, bool keepdim) {
   check_floating(self, "linalg.matrix_norm");
   auto [r, c] = matrix_dims(self, dim);
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, std::abs(ord) != 2,
-                   "[linalg.matrix_norm] ord=", ord,
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented, std::abs(ord) != 2, "[linalg.matrix_norm] ord=", ord,
                    " needs a singular value decomposition, which ember does not have yet");
   EMBER_CHECK_VALUE(std::isinf(ord) || std::abs(ord) == 1, "[linalg.matrix_norm] Order ", ord,
                     " not supported (supported: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2)");

@@ -7,10 +7,13 @@ namespace ember::py {
 void init_types(nb::module_& m);     // types.cpp: dtype, device, Generator
 void init_tensor(nb::module_& m);    // tensor.cpp: the Tensor class
 void init_ops(nb::module_& m);       // ops.cpp: ops as functions and methods
+void init_indexing(nb::module_& m);  // indexing.cpp: gather, scatter, index_*, masks
+void init_shape(nb::module_& m);     // shape.cpp: cat, split, flip, pad and the other shape ops
 void init_creation(nb::module_& m);  // creation.cpp: factories and ember.tensor
-void init_autograd(nb::module_& m);  // autograd.cpp: grad mode, backward, custom functions
-void init_interop(nb::module_& m);   // interop.cpp: NumPy and DLPack
-void init_utils(nb::module_& m);     // utils.cpp: threads, memory, printing, registry
+void init_linalg_random(nb::module_& m);  // linalg_random.cpp: addmm, einsum, ...; samplers
+void init_autograd(nb::module_& m);       // autograd.cpp: grad mode, backward, custom functions
+void init_interop(nb::module_& m);        // interop.cpp: NumPy and DLPack
+void init_utils(nb::module_& m);          // utils.cpp: threads, memory, printing, registry
 
 // The nb::class_ of Tensor, for files that add methods to it.
 nb::class_<Tensor>& tensor_class();

@@ -35,7 +35,10 @@ NB_MODULE(_C, m) {
   py::init_types(m);
   py::init_tensor(m);
   py::init_ops(m);
+  py::init_indexing(m);
+  py::init_shape(m);
   py::init_creation(m);
+  py::init_linalg_random(m);
   py::init_autograd(m);
   py::init_interop(m);
   py::init_utils(m);

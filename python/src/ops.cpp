@@ -35,7 +35,6 @@ auto with_alpha(const TensorOrScalar& b,
   return tensor_op(scalar_tensor(b.scalar));
 }
 
-
 Tensor to_impl(const Tensor& self,
                std::optional<DType> dtype,
                std::optional<Device> device,
@@ -417,8 +416,9 @@ void init_ops(nb::module_& m) {
     const std::string n = name;
     def_both(
         m, name,
-        [n, correction_of](const Tensor& x, nb::handle dim_or_unbiased, std::optional<bool> unbiased,
-                           bool keepdim, std::optional<double> correction) -> nb::object {
+        [n, correction_of](const Tensor& x, nb::handle dim_or_unbiased,
+                           std::optional<bool> unbiased, bool keepdim,
+                           std::optional<double> correction) -> nb::object {
           std::optional<DimVector> dim;
           if (PyBool_Check(dim_or_unbiased.ptr())) {  // var(x, unbiased)
             unbiased = nb::cast<bool>(dim_or_unbiased);
@@ -428,7 +428,8 @@ void init_ops(nb::module_& m) {
           const double c = correction_of(unbiased, correction);
           if (n == "var") return wrap(var(x, dim, c, keepdim));
           if (n == "std") return wrap(ember::std(x, dim, c, keepdim));
-          auto [a, b] = n == "var_mean" ? var_mean(x, dim, c, keepdim) : std_mean(x, dim, c, keepdim);
+          auto [a, b] =
+              n == "var_mean" ? var_mean(x, dim, c, keepdim) : std_mean(x, dim, c, keepdim);
           return nb::make_tuple(wrap(a), wrap(b));
         },
         nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
@@ -459,7 +460,8 @@ void init_ops(nb::module_& m) {
           EMBER_CHECK_KIND(ErrorKind::NotImplemented, s != "nuc",
                            "[norm] p='nuc' needs a singular value decomposition, which ember "
                            "does not have yet");
-          EMBER_CHECK_VALUE(s == "fro", "[norm] unknown p '", s, "' (use a number, 'fro' or 'nuc')");
+          EMBER_CHECK_VALUE(s == "fro", "[norm] unknown p '", s,
+                            "' (use a number, 'fro' or 'nuc')");
         } else if (!p.is_none()) {
           ord = arg_cast<double>(p, "norm(): p", "a number or a string");
         }
@@ -482,8 +484,8 @@ void init_ops(nb::module_& m) {
         if (nb::isinstance<nb::str>(ord)) {
           return linalg_matrix_norm(a, nb::cast<std::string>(ord), dim, keepdim);
         }
-        return linalg_matrix_norm(a, arg_cast<double>(ord, "matrix_norm(): ord", "a number or a string"),
-                                  dim, keepdim);
+        return linalg_matrix_norm(
+            a, arg_cast<double>(ord, "matrix_norm(): ord", "a number or a string"), dim, keepdim);
       },
       nb::arg("A"), nb::arg("ord") = "fro", nb::arg("dim") = DimVector{-2, -1},
       nb::arg("keepdim") = false);

@@ -1,4 +1,4 @@
-// The Tensor class: properties, conversions, Python operators and basic indexing.
+// The Tensor class: properties, conversions, Python operators and indexing (x[idx], x[idx] = v).
 #include "init.h"
 
 namespace ember::py {
@@ -39,47 +39,80 @@ Tensor apply_slice(const Tensor& self, int64_t dim, nb::handle s) {
 
 bool is_int_index(nb::handle h) { return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
 
-// Basic indexing: ints, slices (with steps), None and Ellipsis, alone or in a tuple. The result
-// is always a view. Advanced indexing (tensors, lists, masks) is for a later version.
-Tensor index(const Tensor& self, nb::handle idx) {
+// A non-basic index item (a tensor, a list, an array) as a tensor: lists and arrays go through
+// ember.tensor, so [0, 2] and [True, False] become int64 and bool tensors.
+Tensor index_tensor(nb::handle it) {
+  if (nb::isinstance<Tensor>(it)) return nb::cast<Tensor>(it);
+  return nb::cast<Tensor>(nb::module_::import_("ember").attr("tensor")(it));
+}
+
+// An integer index: a Python int or an object with __index__ that is not an array (NumPy arrays
+// have __index__ too, but index as arrays; NumPy integer scalars have ndim 0).
+bool is_int_like(nb::handle it) {
+  if (PyBool_Check(it.ptr()) || nb::isinstance<Tensor>(it) || !PyIndex_Check(it.ptr()))
+    return false;
+  if (PyLong_Check(it.ptr()) || !nb::hasattr(it, "ndim")) return true;
+  return nb::cast<int64_t>(it.attr("ndim")) == 0;
+}
+
+bool is_basic(nb::handle it) {
+  return it.is_none() || it.ptr() == Py_Ellipsis || PySlice_Check(it.ptr()) || is_int_like(it);
+}
+
+// x[idx] in two steps, as PyTorch: the basic items (ints, slices with steps, None, Ellipsis)
+// give a view; the advanced ones (integer tensors and lists, bool masks) are then applied to that
+// view's dims by ember::index. `adv` receives them aligned to the view's dims (empty if none).
+Tensor basic_view(const Tensor& self, nb::handle idx, OptionalTensors& adv) {
   if (is_int_index(idx)) return select(self, 0, to_int64(idx, "index"));
   if (PySlice_Check(idx.ptr())) {
     EMBER_CHECK_INDEX(self.dim() > 0, "[index] invalid index of a 0-dim tensor");
     return apply_slice(self, 0, idx);
   }
+  // A tuple is several items; anything else (a list included, as in PyTorch) is one.
   nb::tuple items = PyTuple_Check(idx.ptr()) ? nb::borrow<nb::tuple>(idx) : nb::make_tuple(idx);
+  std::vector<std::optional<Tensor>> tensors;  // the advanced items, converted
   // How many dims the items consume, to know how many an Ellipsis stands for.
   int64_t consumed = 0;
   bool ellipsis = false;
   for (nb::handle it : items) {
+    tensors.emplace_back();
     if (it.is_none()) continue;
     if (it.ptr() == Py_Ellipsis) {
       EMBER_CHECK_INDEX(!ellipsis, "an index can only have a single ellipsis ('...')");
       ellipsis = true;
       continue;
     }
-    if (is_int_index(it) || PySlice_Check(it.ptr())) {
+    if (is_basic(it)) {
       ++consumed;
       continue;
     }
-    if (nb::isinstance<Tensor>(it) || PyList_Check(it.ptr()) || PyBool_Check(it.ptr())) {
+    if (PyBool_Check(it.ptr())) {
       EMBER_FAIL_KIND(ErrorKind::NotImplemented,
-                      "[index] advanced indexing (tensors, lists and masks as indices) is not "
-                      "supported yet; use ints, slices, None and ...");
+                      "[index] a Python bool as an index (x[True]) is not supported yet");
     }
-    if (PyIndex_Check(it.ptr())) {
-      ++consumed;
-      continue;
+    if (!nb::isinstance<Tensor>(it) && !PySequence_Check(it.ptr()) &&
+        !nb::hasattr(it, "__array__")) {
+      type_error(
+          "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors "
+          "are valid indices (got " +
+          py_type_name(it) + ")");
     }
-    type_error("only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got " +
-               py_type_name(it) + ")");
+    const Tensor t = index_tensor(it);
+    consumed += (t.dtype() == kBool || t.dtype() == kUInt8) ? t.dim() : 1;
+    tensors.back() = t;
   }
   EMBER_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim(),
                     " (got ", consumed, ")");
   Tensor out = self;
   int64_t dim = 0;
+  std::vector<std::pair<int64_t, Tensor>> placed;  // (dim of `out`, index tensor)
+  size_t k = 0;
   for (nb::handle it : items) {
-    if (it.is_none()) {
+    const auto& t = tensors[k++];
+    if (t) {
+      placed.emplace_back(dim, *t);
+      dim += (t->dtype() == kBool || t->dtype() == kUInt8) ? t->dim() : 1;
+    } else if (it.is_none()) {
       out = unsqueeze(out, dim++);
     } else if (it.ptr() == Py_Ellipsis) {
       dim += self.dim() - consumed;
@@ -89,8 +122,41 @@ Tensor index(const Tensor& self, nb::handle idx) {
       out = select(out, dim, to_int64(it, "index"));  // the dim disappears
     }
   }
+  // Later items only change dims at or after their own, so the recorded positions still hold.
+  for (int64_t d = 0, p = 0; p < int64_t(placed.size());) {
+    if (placed[size_t(p)].first == d) {
+      const Tensor& t = placed[size_t(p++)].second;
+      adv.push_back(t);
+      d += (t.dtype() == kBool || t.dtype() == kUInt8) ? t.dim() : 1;
+    } else {
+      adv.push_back(std::nullopt);
+      ++d;
+    }
+  }
+  return out;
+}
+
+nb::object getitem(nb::handle self_h, nb::handle idx) {
+  const Tensor& self = nb::cast<const Tensor&>(self_h);
+  OptionalTensors adv;
+  Tensor out = basic_view(self, idx, adv);
+  if (!adv.empty()) return wrap(index(out, adv));
   // x[...] and x[()] still give a view, not the tensor itself.
-  return out.is_same(self) ? view(self, self.sizes()) : out;
+  return wrap(out.is_same(self) ? view(self, self.sizes()) : out);
+}
+
+void setitem(Tensor& self, nb::handle idx, TensorOrScalar value) {
+  OptionalTensors adv;
+  Tensor target = basic_view(self, idx, adv);
+  if (!adv.empty()) {
+    const Tensor v =
+        value.tensor ? *value.tensor : scalar_tensor(value.scalar, TensorOptions(target.dtype()));
+    index_put_(target, adv, v.dtype() == target.dtype() ? v : v.to(target.dtype()), false);
+  } else if (value.tensor) {
+    copy_(target, *value.tensor);
+  } else {
+    fill_(target, value.scalar);
+  }
 }
 
 nb::object item(const Tensor& t) { return scalar_to_python(t.item()); }
@@ -200,15 +266,8 @@ void init_tensor(nb::module_& m) {
              return t.item().to_int();
            })
       // ---- indexing
-      .def("__getitem__", &index)
-      .def("__setitem__", [](Tensor& self, nb::handle idx, TensorOrScalar value) {
-        Tensor target = index(self, idx);
-        if (value.tensor) {
-          copy_(target, *value.tensor);
-        } else {
-          fill_(target, value.scalar);
-        }
-      });
+      .def("__getitem__", &getitem)
+      .def("__setitem__", &setitem);
 }
 
 }  // namespace ember::py

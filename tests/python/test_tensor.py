@@ -120,8 +120,10 @@ def test_index_errors():
         t[::-1]
     with pytest.raises(TypeError):
         t["a"]
-    with pytest.raises(NotImplementedError, match="advanced indexing"):
-        t[ember.tensor([0, 1])]
+    with pytest.raises(IndexError, match="must be long, int, byte or bool"):
+        t[ember.tensor([0.5])]
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dim 1 with size 4"):
+        t[:, [0, 5]]
 
 
 def test_item_and_python_conversions():

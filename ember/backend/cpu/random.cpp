@@ -1,6 +1,9 @@
 // Random sampling, arange/linspace and randperm on the CPU.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <vector>
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
@@ -58,6 +61,10 @@ void random_typed(RandomDist dist,
       if (dist == RandomDist::Uniform) {
         v0 = fa + (fb - fa) * uniform<T>(w[0], w[1]);
         v1 = fa + (fb - fa) * uniform<T>(w[2], w[3]);
+      } else if (dist == RandomDist::Exponential) {
+        // Inversion: -log(1 - u) / rate, with 1 - u in (0, 1] so the log is finite.
+        v0 = -std::log(1.0 - uniform<double>(w[0], w[1])) / fa;
+        v1 = -std::log(1.0 - uniform<double>(w[2], w[3])) / fa;
       } else {
         // Box-Muller: two uniforms give two independent normals.
         const double u1 = 1.0 - uniform<double>(w[0], w[1]);  // in (0, 1]: log is finite
@@ -104,6 +111,56 @@ void randperm_kernel(const Tensor& out, Generator& gen) {
   });
 }
 
+// Row r uses the Philox blocks base + r * per_row + j, so rows are independent of the threads.
+// With replacement: inversion of the cumulative weights by binary search, one block per sample.
+// Without: the exponential race (keys E_i / w_i with E_i ~ Exp(1), smallest first), which picks
+// categories in the order sequential sampling without replacement would.
+void multinomial_kernel(const Tensor& out, const Tensor& w, bool replacement, Generator& gen) {
+  EMBER_ASSERT(
+      out.is_contiguous() && w.is_contiguous() && w.dtype() == kFloat64 && out.dtype() == kInt64,
+      "multinomial expects contiguous float64 weights and int64 output");
+  const int64_t rows = w.sizes()[0], n = w.sizes()[1], k = out.sizes()[1];
+  if (rows == 0 || k == 0) return;
+  const uint64_t per_row = uint64_t(replacement ? k : n);
+  const uint64_t key = gen.initial_seed();
+  const uint64_t base = gen.reserve(uint64_t(rows) * per_row);
+  const double* wp = static_cast<const double*>(w.data_ptr());
+  int64_t* op = static_cast<int64_t*>(out.data_ptr());
+  parallel_for(0, rows, 1, [&](int64_t rb, int64_t re) {
+    std::vector<double> acc(static_cast<size_t>(n), 0.0);
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t r = rb; r < re; ++r) {
+      const double* row = wp + r * n;
+      int64_t* dst = op + r * k;
+      const uint64_t first = base + uint64_t(r) * per_row;
+      if (replacement) {
+        double total = 0;
+        for (int64_t i = 0; i < n; ++i) acc[size_t(i)] = total += row[i];
+        for (int64_t j = 0; j < k; ++j) {
+          const auto b = philox(key, first + uint64_t(j), 0);
+          const double u = uniform<double>(b[0], b[1]) * total;
+          // The first category whose cumulative weight exceeds u, skipping zero weights.
+          int64_t i = int64_t(std::upper_bound(acc.begin(), acc.end(), u) - acc.begin());
+          if (i >= n) i = n - 1;
+          while (row[i] == 0 && i > 0) --i;
+          dst[j] = i;
+        }
+        continue;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const auto b = philox(key, first + uint64_t(i), 0);
+        const double e = -std::log(1.0 - uniform<double>(b[0], b[1]));
+        acc[size_t(i)] = row[i] > 0 ? e / row[i] : std::numeric_limits<double>::infinity();
+        order[size_t(i)] = i;
+      }
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t x, int64_t y) {
+        return acc[size_t(x)] < acc[size_t(y)] || (acc[size_t(x)] == acc[size_t(y)] && x < y);
+      });
+      for (int64_t j = 0; j < k; ++j) dst[j] = order[size_t(j)];
+    }
+  });
+}
+
 void range_kernel(const Tensor& out, double start, double step_or_end, bool linspace) {
   const int64_t n = out.numel();
   dispatch_dtype<kNumericTypes>(out.dtype(), "arange", [&]<class T>() {
@@ -138,6 +195,7 @@ void range_kernel(const Tensor& out, double start, double step_or_end, bool lins
 void register_random(KernelTable& t) {
   t.random = &random_kernel;
   t.randperm = &randperm_kernel;
+  t.multinomial = &multinomial_kernel;
   t.range = &range_kernel;
 }
 

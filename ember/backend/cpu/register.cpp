@@ -9,6 +9,7 @@ void register_kernels(KernelTable& t) {
   register_matmul(t);
   register_random(t);
   register_softmax(t);
+  register_indexing(t);
 }
 
 }  // namespace ember::cpu

@@ -9,4 +9,5 @@ void register_reduce(KernelTable& t);
 void register_matmul(KernelTable& t);
 void register_random(KernelTable& t);
 void register_softmax(KernelTable& t);
+void register_indexing(KernelTable& t);
 }  // namespace ember::cpu

@@ -22,6 +22,7 @@ __all__ = [
     "leaky_relu_",
     "logsigmoid",
     "mish",
+    "pad",
     "relu",
     "relu6",
     "relu_",
@@ -149,3 +150,10 @@ def logsigmoid(input):
 
 def tanhshrink(input):
     return input - _C.tanh(input)
+
+
+def pad(input, pad, mode: str = "constant", value=None):
+    """Pads `input`: `pad` lists (before, after) pairs from the last dim backwards, so
+    pad(x, (1, 2)) adds 1 element before and 2 after the last dim. Negative pads crop. mode is
+    "constant" (with `value`, default 0), "reflect", "replicate" or "circular"."""
+    return _C._pad(input, tuple(pad), mode, value)

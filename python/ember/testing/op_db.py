@@ -1172,7 +1172,13 @@ def _np_sum_to_size(x, shape):
 
 # The records beyond the foundation's live in modules by topic, which imports the
 # helpers above: hence the import here, at the end, once they exist.
-from ember.testing import _op_db_elementwise, _op_db_reduce  # noqa: E402
+from ember.testing import _op_db_elementwise, _op_db_reduce, _op_db_shape  # noqa: E402
+from ember.testing._op_db_linalg_random import records as _linalg_random_records  # noqa: E402
 
-OPS += _op_db_elementwise.records() + _op_db_reduce.records()
+OPS += _linalg_random_records()
+
+from ember.testing import _op_db_indexing  # noqa: E402
+
+OPS += _op_db_elementwise.records() + _op_db_reduce.records() + _op_db_shape.records()
+OPS += _op_db_indexing.records()
 OP_DB = {spec.name: spec for spec in OPS}

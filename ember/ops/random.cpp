@@ -1,0 +1,302 @@
+// Sampling ops with tensor parameters and the in-place samplers. The draws come from the random
+// kernel (backend/cpu/random.cpp: Philox, element i from counter base + i / 2) or the
+// multinomial kernel (one counter range per row), so results depend on the seed only, never on
+// the thread count. The in-place samplers draw into a fresh tensor and copy_ it into self, which
+// makes copy_'s checks and, on a tensor that requires grad, a zero gradient for the old values.
+#include "ember/ops/random.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/autograd/node.h"
+#include "ember/backend/kernels.h"
+#include "ember/core/shape.h"
+#include "ember/ops/creation.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/registry.h"
+#include "ember/ops/view.h"
+
+namespace ember {
+namespace {
+
+const OpInfo kRandomOps[] = {
+    {"bernoulli", OpKind::Random, kFloatingTypes, false},
+    {"multinomial", OpKind::Random, kFloatingTypes, false},
+    {"normal", OpKind::Random, kFloatingTypes, false},
+    {"normal_", OpKind::Random, kFloatingTypes, false},
+    {"uniform_", OpKind::Random, kFloatingTypes, false},
+    {"exponential_", OpKind::Random, kFloatingTypes, false},
+    {"random_", OpKind::Random, kAllTypes, false},
+    {"bernoulli_", OpKind::Random, kAllTypes, false},
+};
+
+Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
+
+// A contiguous tensor of samples from the random kernel, outside autograd.
+Tensor draw(RandomDist dist,
+            IntArrayRef size,
+            DType dtype,
+            Device device,
+            Generator* gen,
+            const Scalar& a,
+            const Scalar& b,
+            const char* op) {
+  Tensor out = empty(size, TensorOptions(dtype).device(device));
+  kernel(kernels(device).random, device, op)(dist, out, gen_or_default(gen), a, b);
+  return out;
+}
+
+bool any_true(const Tensor& mask) { return any(mask).item().to_double() != 0; }
+
+void check_floating(const Tensor& t, const char* op, const char* what) {
+  // RuntimeError, as PyTorch's "not implemented for 'Long'".
+  EMBER_CHECK(is_floating(t.dtype()), "[", op, "] expected a floating-point ", what, ", got dtype ",
+              t.dtype());
+}
+
+// Probabilities must lie in [0, 1] (NaN does not).
+void check_probabilities(const Tensor& p, const char* op) {
+  NoGradGuard no_grad;
+  EMBER_CHECK(!any_true(logical_not(bitwise_and(ge(p, 0), le(p, 1)))), "[", op,
+              "] expected all probabilities p to be in [0, 1]");
+}
+
+void check_probability(double p, const char* op) {
+  EMBER_CHECK(p >= 0 && p <= 1, "[", op, "] expected 0 <= p <= 1, but got p=", p);
+}
+
+// As PyTorch: the samples do not depend differentiably on the parameters, so the parameters get
+// a zero gradient (rather than none).
+void record_zero_grad(const char* name, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (!any_requires_grad(a, b)) return;
+  record(name, {&a, &b}, {&out}, [](TensorList& g, Node&) {
+    return TensorList{zeros_like(g[0]), zeros_like(g[0])};
+  });
+}
+void record_zero_grad(const char* name, const Tensor& a, const Tensor& out) {
+  if (!any_requires_grad(a)) return;
+  record(name, {&a}, {&out}, [](TensorList& g, Node&) { return TensorList{zeros_like(g[0])}; });
+}
+
+// mean + std * z for standard normal z of `shape`, in `dtype`, without a graph.
+Tensor normal_impl(const Tensor& mean, const Tensor& std, Generator* gen) {
+  const DType dt = result_type(mean, std);
+  EMBER_CHECK(is_floating(dt), "[normal] expected floating-point mean and std, got dtypes ",
+              mean.dtype(), " and ", std.dtype());
+  NoGradGuard no_grad;
+  EMBER_CHECK(!any_true(lt(std, 0)), "[normal] expected all elements of std >= 0.0");
+  const DimVector shape = broadcast_shapes(mean.sizes(), std.sizes(), "normal");
+  const Tensor z = draw(RandomDist::Normal, shape, dt, mean.device(), gen, 0.0, 1.0, "normal");
+  return add(to_dtype(mean, dt), mul(to_dtype(std, dt), z));
+}
+
+void check_std(double std, const char* op) {
+  EMBER_CHECK(std >= 0, "[", op, "] expected std >= 0.0, but found std ", std);
+}
+
+// Replaces self's values by `src` (self's shape) after the in-place checks, naming `op`.
+Tensor& overwrite(Tensor& self, const Tensor& src, const char* op) {
+  check_inplace(self, op, any_requires_grad(self));
+  return copy_(self, src);
+}
+
+// The number of consecutive integers from 0 that `dtype` holds exactly (floating) minus one, or
+// its largest value (integers, bool).
+int64_t random_max(DType dtype) {
+  switch (dtype) {
+    case kFloat16:
+      return int64_t(1) << 11;
+    case kBFloat16:
+      return int64_t(1) << 8;
+    case kFloat32:
+      return int64_t(1) << 24;
+    case kFloat64:
+      return int64_t(1) << 53;
+    default:
+      return dispatch_dtype<kIntegralTypes | kBool>(
+          dtype, "random_", []<class T>() { return int64_t(std::numeric_limits<T>::max()); });
+  }
+}
+
+int64_t random_min(DType dtype) {
+  if (is_floating(dtype)) return -random_max(dtype);
+  return dispatch_dtype<kIntegralTypes | kBool>(
+      dtype, "random_", []<class T>() { return int64_t(std::numeric_limits<T>::lowest()); });
+}
+
+}  // namespace
+
+std::span<const OpInfo> random_op_infos() { return kRandomOps; }
+
+Tensor bernoulli(const Tensor& p, Generator* gen) {
+  check_floating(p, "bernoulli", "tensor of probabilities");
+  check_probabilities(p, "bernoulli");
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    const Tensor u =
+        draw(RandomDist::Uniform, p.sizes(), kFloat64, p.device(), gen, 0.0, 1.0, "bernoulli");
+    out = to_dtype(lt(u, p), p.dtype());
+  }
+  record_zero_grad("BernoulliBackward0", p, out);
+  return out;
+}
+
+Tensor bernoulli(const Tensor& self, double p, Generator* gen) {
+  check_floating(self, "bernoulli", "tensor");
+  check_probability(p, "bernoulli");
+  NoGradGuard no_grad;
+  const Tensor u =
+      draw(RandomDist::Uniform, self.sizes(), kFloat64, self.device(), gen, 0.0, 1.0, "bernoulli");
+  return to_dtype(lt(u, p), self.dtype());
+}
+
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, Generator* gen) {
+  EMBER_CHECK(is_floating(input.dtype()),
+              "[multinomial] only supports floating-point dtypes for input, got ", input.dtype());
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2,
+              "[multinomial] expected a 1-D or 2-D tensor of weights, got ", input.dim(), "-D");
+  EMBER_CHECK(num_samples > 0, "[multinomial] cannot sample n_sample <= 0 samples, got ",
+              num_samples);
+  const int64_t n = input.sizes()[input.dim() - 1];
+  EMBER_CHECK(n > 0, "[multinomial] the number of categories cannot be zero");
+  EMBER_CHECK(replacement || num_samples <= n,
+              "[multinomial] cannot sample n_sample > prob_dist.size(-1) samples without "
+              "replacement (n_sample=",
+              num_samples, ", categories=", n, ")");
+  NoGradGuard no_grad;
+  const int64_t rows = input.dim() == 1 ? 1 : input.sizes()[0];
+  const Tensor w = contiguous(to_dtype(reshape(input, {rows, n}), kFloat64));
+  EMBER_CHECK(!any_true(logical_not(bitwise_and(isfinite(w), ge(w, 0)))),
+              "[multinomial] probability tensor contains either `inf`, `nan` or element < 0");
+  if (rows > 0) {
+    EMBER_CHECK(amin(sum(w, {1})).item().to_double() > 0,
+                "[multinomial] invalid multinomial distribution (sum of probabilities <= 0)");
+    EMBER_CHECK(replacement || amin(count_nonzero(w, {1})).item().to_int() >= num_samples,
+                "[multinomial] invalid multinomial distribution (with replacement=False, not "
+                "enough non-negative category to sample): asked for ",
+                num_samples, " samples");
+  }
+  Tensor out = empty({rows, num_samples}, TensorOptions(kInt64).device(input.device()));
+  kernel(kernels(input.device()).multinomial, input.device(), "multinomial")(out, w, replacement,
+                                                                             gen_or_default(gen));
+  return input.dim() == 1 ? reshape(out, {num_samples}) : out;
+}
+
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  Tensor out = normal_impl(mean, std, gen);
+  record_zero_grad("NormalBackward3", mean, std, out);
+  return out;
+}
+
+Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  check_floating(std, "normal", "std");
+  Tensor out =
+      normal_impl(scalar_tensor(mean, TensorOptions(std.dtype()).device(std.device())), std, gen);
+  record_zero_grad("NormalBackward2", std, out);
+  return out;
+}
+
+Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  check_floating(mean, "normal", "mean");
+  check_std(std, "normal");
+  Tensor out =
+      normal_impl(mean, scalar_tensor(std, TensorOptions(mean.dtype()).device(mean.device())), gen);
+  record_zero_grad("NormalBackward1", mean, out);
+  return out;
+}
+
+Tensor normal(double mean, double std, IntArrayRef size, TensorOptions o, Generator* gen) {
+  check_std(std, "normal");
+  const DType dt = o.dtype_.value_or(get_default_dtype());
+  EMBER_CHECK_TYPE(is_floating(dt), "[normal] expected a floating dtype, got ", dt);
+  Tensor out = draw(RandomDist::Normal, size, dt, o.device_, gen, mean, std, "normal");
+  if (o.requires_grad_) out.requires_grad_(true);
+  return out;
+}
+
+Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
+  check_floating(self, "normal_", "tensor");
+  check_std(std, "normal_");
+  check_inplace(self, "normal_", any_requires_grad(self));
+  return overwrite(self,
+                   draw(RandomDist::Normal, self.sizes(), self.dtype(), self.device(), gen, mean,
+                        std, "normal_"),
+                   "normal_");
+}
+
+Tensor& uniform_(Tensor& self, double from, double to, Generator* gen) {
+  check_floating(self, "uniform_", "tensor");
+  EMBER_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
+  check_inplace(self, "uniform_", any_requires_grad(self));
+  return overwrite(self,
+                   draw(RandomDist::Uniform, self.sizes(), self.dtype(), self.device(), gen, from,
+                        to, "uniform_"),
+                   "uniform_");
+}
+
+Tensor& exponential_(Tensor& self, double lambd, Generator* gen) {
+  check_floating(self, "exponential_", "tensor");
+  EMBER_CHECK(lambd > 0, "[exponential_] expects lambda > 0.0, but found lambda=", lambd);
+  check_inplace(self, "exponential_", any_requires_grad(self));
+  return overwrite(self,
+                   draw(RandomDist::Exponential, self.sizes(), self.dtype(), self.device(), gen,
+                        lambd, 0.0, "exponential_"),
+                   "exponential_");
+}
+
+Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, Generator* gen) {
+  const int64_t lo = random_min(self.dtype()), hi = random_max(self.dtype());
+  if (to) {
+    EMBER_CHECK(from < *to, "[random_] expects 'from' to be less than 'to', but got from=", from,
+                " >= to=", *to);
+    EMBER_CHECK(from >= lo && *to - 1 <= hi, "[random_] the range [", from, ", ", *to,
+                ") is out of bounds for dtype ", self.dtype(), " (values in [", lo, ", ", hi, "])");
+  } else {
+    EMBER_CHECK(from >= lo && from <= hi, "[random_] from=", from, " is out of bounds for dtype ",
+                self.dtype());
+  }
+  check_inplace(self, "random_", any_requires_grad(self));
+  // [from, hi + 1); hi + 1 overflows int64 only for int64, where the kernel's unsigned span
+  // arithmetic reads INT64_MIN as 2^63.
+  const int64_t end = to ? *to
+                      : hi == std::numeric_limits<int64_t>::max()
+                          ? std::numeric_limits<int64_t>::min()
+                          : hi + 1;
+  // Drawn as int64 (exact for every bound above) and converted by copy_.
+  return overwrite(
+      self,
+      draw(RandomDist::Integer, self.sizes(), kInt64, self.device(), gen, from, end, "random_"),
+      "random_");
+}
+
+Tensor& random_(Tensor& self, Generator* gen) { return random_(self, 0, std::nullopt, gen); }
+
+Tensor& bernoulli_(Tensor& self, double p, Generator* gen) {
+  check_probability(p, "bernoulli_");
+  check_inplace(self, "bernoulli_", any_requires_grad(self));
+  const Tensor u =
+      draw(RandomDist::Uniform, self.sizes(), kFloat64, self.device(), gen, 0.0, 1.0, "bernoulli_");
+  return overwrite(self, lt(u, p), "bernoulli_");
+}
+
+Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* gen) {
+  check_floating(p, "bernoulli_", "tensor of probabilities");
+  EMBER_CHECK(is_expandable_to(p.sizes(), self.sizes()), "[bernoulli_] the probabilities of shape ",
+              p.sizes(), " cannot be broadcast to self's shape ", self.sizes());
+  check_probabilities(p, "bernoulli_");
+  check_inplace(self, "bernoulli_", any_requires_grad(self));
+  Tensor hit;
+  {
+    NoGradGuard no_grad;  // p may require grad: the comparison has no gradient anyway
+    hit = lt(draw(RandomDist::Uniform, self.sizes(), kFloat64, self.device(), gen, 0.0, 1.0,
+                  "bernoulli_"),
+             p);
+  }
+  return overwrite(self, hit, "bernoulli_");
+}
+
+}  // namespace ember

@@ -1,0 +1,716 @@
+"""Op-table records of the linear algebra composites (addmm, addbmm, baddbmm, addmv, dot, vdot,
+mv, outer, einsum, tensordot, kron) and of the samplers with tensor parameters and the in-place
+samplers (bernoulli, multinomial, normal, normal_, uniform_, exponential_, random_,
+bernoulli_). Imported at the end of op_db.py, whose helpers it uses.
+
+The samplers' records have a `check` instead of a reference: dtype, shape, the support of the
+distribution and the values forced by the parameters (p = 0 or 1, std = 0). Their moments are
+checked in tests/python/test_random.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import ember
+from ember.testing.op_db import (
+    ALL,
+    FLOATING,
+    NUMERIC,
+    ErrorSample,
+    Fixed,
+    OpSpec,
+    Sample,
+    make_array,
+    rounded,
+    to_numpy,
+)
+
+# ---- linear algebra --------------------------------------------------------------------------
+
+
+def _arrays(dtype, rng, *shapes):
+    return tuple(make_array(s, dtype, rng, -2, 2) for s in shapes)
+
+
+def _scales(dtype):
+    """beta and alpha: floats for floating dtypes, ints otherwise (a float one is refused)."""
+    return {"beta": 0.5, "alpha": -1.5} if dtype in FLOATING else {"beta": 2, "alpha": 3}
+
+
+def np_add_product(product):
+    def ref(inp, a, b, beta=1, alpha=1):
+        p = product(a, b)
+        return p * alpha if beta == 0 else inp * beta + p * alpha
+
+    return ref
+
+
+def _add_product_samples(cases):
+    def make(dtype, rng):
+        out = []
+        for shapes in cases:
+            arrays = _arrays(dtype, rng, *shapes)
+            out.append(Sample(arrays, desc=f"{shapes}"))
+            out.append(Sample(arrays, _scales(dtype), desc=f"{shapes} beta alpha"))
+        inp, a, b = _arrays(dtype, rng, *cases[0])
+        if dtype in FLOATING:
+            inp = np.full(inp.shape, np.nan)  # beta=0 ignores input, nan included
+        out.append(Sample((inp, a, b), {"beta": 0}, desc="beta=0", grad=False))
+        return out
+
+    return make
+
+
+def _add_product_errors(fn, name, good, bad_inner):
+    def errors():
+        ones = [ember.ones(*s) for s in good]
+        return [
+            ErrorSample(
+                lambda: fn(*[ember.ones(*s) for s in bad_inner]), RuntimeError, name, "inner"
+            ),
+            ErrorSample(
+                lambda: fn(ones[0].double(), ones[1], ones[2]), RuntimeError, "same dtype", "dtype"
+            ),
+            ErrorSample(
+                lambda: fn(*[o.long() for o in ones], alpha=0.5),
+                RuntimeError,
+                "must not be a floating point",
+                "float alpha with integers",
+            ),
+            ErrorSample(
+                lambda: fn(ember.ones(7, *good[0]), ones[1], ones[2]),
+                RuntimeError,
+                "broadcasts",
+                "input too big",
+            ),
+        ]
+
+    return errors
+
+
+def _pairs(cases):
+    def make(dtype, rng):
+        return [Sample(_arrays(dtype, rng, a, b), desc=f"{a},{b}") for a, b in cases]
+
+    return make
+
+
+def _einsum(*operands, equation):
+    return ember.einsum(equation, *operands)
+
+
+def _np_einsum(*operands, equation):
+    return np.einsum(equation, *operands)
+
+
+EINSUM_CASES = [
+    ("ij,jk->ik", (3, 4), (4, 2)),
+    ("i,i->", (5,), (5,)),
+    ("ij->ji", (2, 3)),
+    ("ij->", (2, 3)),
+    ("ba", (2, 3)),  # implicit output: "ab", a transpose
+    ("ij,jk", (2, 3), (3, 2)),  # implicit output: "ik"
+    ("ii->i", (3, 3)),
+    ("ii", (3, 3)),
+    ("iij->j", (2, 2, 3)),
+    ("bij,bjk->bik", (2, 2, 3), (2, 3, 2)),
+    ("...ij,...jk->...ik", (2, 1, 2, 3), (3, 3, 2)),  # broadcast under the ellipsis
+    ("...i,i", (2, 3, 4), (4,)),  # implicit output: "..."
+    ("i...->...", (3, 2)),
+    ("i,j->ij", (3,), (2,)),
+    ("ij,ij->ij", (2, 3), (2, 3)),
+    ("ijk,jil->kl", (2, 3, 2), (3, 2, 2)),
+    ("i,j,k->ijk", (2,), (3,), (2,)),
+    ("ij,jk,kl->il", (2, 3), (3, 2), (2, 2)),
+    ("ij,j->i", (3, 1), (4,)),  # size 1 broadcasts
+    (",i->i", (), (3,)),
+    ("ij,jk->ik", (0, 3), (3, 2)),
+    ("ij,jk->ik", (2, 0), (0, 3)),
+]
+
+
+def _einsum_samples(dtype, rng):
+    return [
+        Sample(_arrays(dtype, rng, *shapes), {"equation": eq}, desc=f"{eq} {shapes}")
+        for eq, *shapes in EINSUM_CASES
+    ]
+
+
+def _einsum_errors():
+    a, b = ember.ones(2, 3), ember.ones(3, 4)
+    return [
+        ErrorSample(lambda: ember.einsum("ij,jk->ik", a), RuntimeError, "einsum", "operand count"),
+        ErrorSample(lambda: ember.einsum("ijk,jk->ik", a, b), RuntimeError, "einsum", "ndim"),
+        ErrorSample(lambda: ember.einsum("ij,jk->iz", a, b), RuntimeError, "einsum", "out label"),
+        ErrorSample(lambda: ember.einsum("ij,jk->ii", a, b), RuntimeError, "more than once", "rep"),
+        ErrorSample(lambda: ember.einsum("i1,jk->ik", a, b), RuntimeError, "subscript", "char"),
+        ErrorSample(lambda: ember.einsum("ij,ik->jk", a, b), RuntimeError, "broadcast", "sizes"),
+        ErrorSample(lambda: ember.einsum("ii->i", a), RuntimeError, "repeated", "diagonal sizes"),
+        ErrorSample(
+            lambda: ember.einsum("ij,jk", a, b.double()), RuntimeError, "same dtype", "dtype"
+        ),
+    ]
+
+
+def _tensordot(a, b, dims):
+    return ember.tensordot(a, b, dims=dims)
+
+
+def _np_tensordot(a, b, dims):
+    return np.tensordot(a, b, axes=dims)
+
+
+def _tensordot_samples(dtype, rng):
+    cases = [
+        ((3, 4, 2), (4, 2, 3), 2),
+        ((3, 4), (4, 2), 1),
+        ((2, 3), (3,), 0),
+        ((3, 4, 2), (4, 3, 2), ([1, 0], [0, 1])),
+        ((2, 3), (3, 2), ([-1], [0])),
+        ((0, 3), (3, 2), 1),
+    ]
+    return [Sample(_arrays(dtype, rng, a, b) + (d,), desc=f"{a},{b} dims={d}") for a, b, d in cases]
+
+
+def _tensordot_errors():
+    a, b = ember.ones(2, 3), ember.ones(4, 2)
+    return [
+        ErrorSample(lambda: ember.tensordot(a, b, 1), RuntimeError, "need to match", "sizes"),
+        ErrorSample(lambda: ember.tensordot(a, b, -1), RuntimeError, "dims >= 0", "negative"),
+        ErrorSample(lambda: ember.tensordot(a, b, 3), RuntimeError, "tensordot", "too many dims"),
+        ErrorSample(
+            lambda: ember.tensordot(a, b, ([0, 1], [0])), RuntimeError, "same length", "lengths"
+        ),
+        ErrorSample(lambda: ember.tensordot(a, b, ([5], [0])), IndexError, "tensordot", "range"),
+    ]
+
+
+def _vector_errors(fn, name):
+    def errors():
+        return [
+            ErrorSample(
+                lambda: fn(ember.ones(2, 3), ember.ones(3)), RuntimeError, "1-D", "2-D operand"
+            ),
+            ErrorSample(
+                lambda: fn(ember.ones(3), ember.ones(3, dtype=ember.float64)),
+                RuntimeError,
+                "expected both vectors to have same dtype",
+                "dtype mismatch",
+            ),
+            ErrorSample(lambda: fn(ember.ones(3), ember.ones(4)), RuntimeError, name, "sizes"),
+        ]
+
+    return errors
+
+
+LINALG = [
+    OpSpec(
+        "addmm",
+        ember.addmm,
+        np_add_product(np.matmul),
+        NUMERIC,
+        _add_product_samples(
+            [
+                ((3, 2), (3, 4), (4, 2)),
+                ((2,), (3, 4), (4, 2)),
+                ((), (2, 2), (2, 1)),
+                ((0, 2), (0, 3), (3, 2)),
+                ((3, 2), (3, 0), (0, 2)),
+            ]
+        ),
+        gradgrad=True,
+        errors=_add_product_errors(
+            ember.addmm, "addmm", [(3, 2), (3, 4), (4, 2)], [(2, 2), (2, 3), (4, 2)]
+        ),
+    ),
+    OpSpec(
+        "addbmm",
+        ember.addbmm,
+        np_add_product(lambda a, b: np.sum(a @ b, axis=0)),
+        NUMERIC,
+        _add_product_samples(
+            [
+                ((3, 2), (2, 3, 4), (2, 4, 2)),
+                ((2,), (1, 3, 2), (1, 2, 2)),
+                ((3, 2), (0, 3, 4), (0, 4, 2)),
+            ]
+        ),
+        gradgrad=True,
+        errors=_add_product_errors(
+            ember.addbmm, "addbmm", [(3, 2), (2, 3, 4), (2, 4, 2)], [(3, 2), (2, 3, 4), (2, 3, 2)]
+        ),
+    ),
+    OpSpec(
+        "baddbmm",
+        ember.baddbmm,
+        np_add_product(np.matmul),
+        NUMERIC,
+        _add_product_samples(
+            [
+                ((2, 3, 2), (2, 3, 4), (2, 4, 2)),
+                ((3, 1), (2, 3, 2), (2, 2, 2)),
+                ((0, 3, 2), (0, 3, 4), (0, 4, 2)),
+            ]
+        ),
+        gradgrad=True,
+        errors=_add_product_errors(
+            ember.baddbmm,
+            "baddbmm",
+            [(2, 3, 2), (2, 3, 4), (2, 4, 2)],
+            [(2, 3, 2), (2, 3, 4), (3, 4, 2)],
+        ),
+    ),
+    OpSpec(
+        "addmv",
+        ember.addmv,
+        np_add_product(np.matmul),
+        NUMERIC,
+        _add_product_samples(
+            [((3,), (3, 4), (4,)), ((), (2, 3), (3,)), ((0,), (0, 3), (3,)), ((2,), (2, 0), (0,))]
+        ),
+        gradgrad=True,
+        errors=_add_product_errors(
+            ember.addmv, "addmv", [(3,), (3, 4), (4,)], [(3,), (3, 4), (3,)]
+        ),
+    ),
+    OpSpec(
+        "dot",
+        ember.dot,
+        np.dot,
+        NUMERIC,
+        _pairs([((5,), (5,)), ((1,), (1,)), ((0,), (0,))]),
+        gradgrad=True,
+        errors=_vector_errors(ember.dot, "dot"),
+    ),
+    OpSpec(
+        "vdot",
+        ember.vdot,
+        np.vdot,
+        NUMERIC,
+        _pairs([((5,), (5,)), ((0,), (0,))]),
+        gradgrad=True,
+        errors=_vector_errors(ember.vdot, "vdot"),
+    ),
+    OpSpec(
+        "mv",
+        ember.mv,
+        np.matmul,
+        NUMERIC,
+        _pairs([((3, 4), (4,)), ((0, 4), (4,)), ((3, 0), (0,))]),
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.mv(ember.ones(3, 4), ember.ones(3)), RuntimeError, "mv", "size"
+            ),
+            ErrorSample(lambda: ember.mv(ember.ones(4), ember.ones(4)), RuntimeError, "2-D", "1-d"),
+        ],
+    ),
+    OpSpec(
+        "outer",
+        ember.outer,
+        np.outer,
+        ALL,
+        _pairs([((3,), (4,)), ((1,), (2,)), ((0,), (3,))]),
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.outer(ember.ones(2, 2), ember.ones(2)), RuntimeError, "1-D", "2-d"
+            )
+        ],
+    ),
+    OpSpec(
+        "einsum",
+        _einsum,
+        _np_einsum,
+        NUMERIC,
+        _einsum_samples,
+        gradgrad=True,
+        errors=_einsum_errors,
+    ),
+    OpSpec(
+        "tensordot",
+        _tensordot,
+        _np_tensordot,
+        NUMERIC,
+        _tensordot_samples,
+        gradgrad=True,
+        errors=_tensordot_errors,
+    ),
+    OpSpec(
+        "kron",
+        ember.kron,
+        np.kron,
+        ALL,
+        _pairs([((2, 3), (3, 2)), ((2,), (2, 3)), ((), (3,)), ((2, 2), ()), ((0, 2), (2, 2))]),
+        gradgrad=True,
+    ),
+]
+
+
+# ---- random ----------------------------------------------------------------------------------
+
+
+def _check_dtype_shape(out, dtype, shape):
+    assert out.dtype == dtype, (out.dtype, dtype)
+    assert tuple(out.shape) == tuple(shape), (tuple(out.shape), shape)
+
+
+def _probabilities(shape, rng):
+    """Probabilities with exact zeros and ones among them."""
+    p = rng.uniform(0, 1, size=shape)
+    flat = p.reshape(-1)
+    flat[::3] = 0.0
+    flat[1::3] = 1.0
+    return p
+
+
+def _bernoulli_samples(dtype, rng):
+    return [
+        Sample((_probabilities((1000,), rng),), desc="1000"),
+        Sample((_probabilities((3, 4), rng),), desc="3x4"),
+        Sample((np.zeros((0, 2)),), desc="zero-size"),
+        Sample((np.array(0.5),), desc="0-d"),
+        Sample((make_array((200,), dtype, rng),), {"p": 0.0}, desc="p=0"),
+        Sample((make_array((200,), dtype, rng),), {"p": 1.0}, desc="p=1"),
+        Sample((make_array((200,), dtype, rng),), {"p": 0.3}, desc="p=0.3"),
+    ]
+
+
+def _bernoulli_check(out, sample, dtype):
+    x = sample.args[0]
+    _check_dtype_shape(out, dtype, x.shape)
+    v = to_numpy(out)
+    assert np.all((v == 0) | (v == 1)), v
+    p = rounded(x, dtype) if "p" not in sample.kwargs else np.full(x.shape, sample.kwargs["p"])
+    assert np.all(v[p == 0] == 0) and np.all(v[p == 1] == 1)
+
+
+def _multinomial_weights(shape, rng):
+    w = rng.uniform(0.1, 2.0, size=shape)
+    w[..., 1] = 0.0  # never drawn
+    return w
+
+
+def _multinomial_samples(dtype, rng):
+    return [
+        Sample((_multinomial_weights((6,), rng), 5), desc="1-d, all nonzero"),
+        Sample((_multinomial_weights((3, 6), rng), 4), desc="2-d"),
+        Sample((_multinomial_weights((3, 6), rng), 50, True), desc="2-d with replacement"),
+        Sample((_multinomial_weights((6,), rng), 1000), {"replacement": True}, desc="1-d, many"),
+        Sample((_multinomial_weights((0, 6), rng), 2), desc="no rows"),
+        Sample((np.array([0.0, 0.0, 3.0]), 1), desc="one nonzero"),
+    ]
+
+
+def _multinomial_check(out, sample, dtype):
+    w, k = sample.args[0], sample.args[1]
+    replacement = sample.args[2] if len(sample.args) > 2 else sample.kwargs.get("replacement")
+    _check_dtype_shape(out, ember.int64, w.shape[:-1] + (k,))
+    v = to_numpy(out).reshape(-1, k)
+    rows = w.reshape(-1, w.shape[-1])
+    for row, drawn in zip(rows, v):
+        assert np.all((drawn >= 0) & (drawn < w.shape[-1])), drawn
+        assert np.all(row[drawn] > 0), (row, drawn)
+        if not replacement:
+            assert len(set(drawn.tolist())) == k, drawn
+
+
+def _multinomial_errors():
+    w = ember.tensor([1.0, 0.0, 2.0])
+    return [
+        ErrorSample(lambda: ember.multinomial(w, 3), RuntimeError, "not enough", "zeros"),
+        ErrorSample(lambda: ember.multinomial(w, 4), RuntimeError, "without replacement", "k > n"),
+        ErrorSample(
+            lambda: ember.multinomial(ember.tensor([1.0, -1.0]), 1), RuntimeError, "< 0", "negative"
+        ),
+        ErrorSample(
+            lambda: ember.multinomial(ember.tensor([0.0, 0.0]), 1, True),
+            RuntimeError,
+            "sum",
+            "zero",
+        ),
+        ErrorSample(
+            lambda: ember.multinomial(ember.ones(2, 2, 2), 1), RuntimeError, "1-D or 2-D", "3-d"
+        ),
+        ErrorSample(lambda: ember.multinomial(w, 0), RuntimeError, "multinomial", "no samples"),
+    ]
+
+
+def _normal(*args, **kwargs):
+    return ember.normal(*args, **kwargs)
+
+
+def _normal_samples(dtype, rng):
+    mean = make_array((1000,), dtype, rng)
+    return [
+        Sample((mean, make_array((1000,), dtype, rng, 0.5, 2)), desc="tensor, tensor"),
+        Sample(
+            (make_array((3, 1), dtype, rng), make_array((4,), dtype, rng, 0.5, 2)), desc="bcast"
+        ),
+        Sample((make_array((3, 4), dtype, rng), 2.0), desc="tensor, float"),
+        Sample((1.5, make_array((3, 4), dtype, rng, 0.5, 2)), desc="float, tensor"),
+        Sample((make_array((5,), dtype, rng), np.zeros(5)), desc="std 0"),
+        Sample((make_array((5,), dtype, rng), 0.0), desc="float std 0"),
+        Sample((np.zeros((0, 3)), 1.0), desc="zero-size"),
+        Sample((np.array(1.0), np.array(2.0)), desc="0-d"),
+        Sample((0.5, 2.0), {"size": (4, 5), "dtype": dtype}, desc="float, float, size"),
+    ]
+
+
+def _normal_check(out, sample, dtype):
+    arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
+    shape = (
+        sample.kwargs["size"]
+        if "size" in sample.kwargs
+        else np.broadcast_shapes(*[a.shape for a in arrays])
+    )
+    _check_dtype_shape(out, dtype, shape)
+    v = to_numpy(out)
+    assert np.all(np.isfinite(v))
+    mean, std = (rounded(a, dtype) for a in sample.args[:2])
+    forced = np.broadcast_to(np.asarray(std) == 0, v.shape)
+    np.testing.assert_array_equal(v[forced], np.broadcast_to(mean, v.shape)[forced])
+
+
+def _inplace_samples(kwargs_list, shapes=((1000,), (3, 4), (0, 2), ())):
+    def make(dtype, rng):
+        out = []
+        for s in shapes:
+            for kw in kwargs_list:
+                out.append(Sample((make_array(s, dtype, rng),), dict(kw), desc=f"{s} {kw}"))
+        return out
+
+    return make
+
+
+def _range_check(low_of, high_of, closed=False, integral=False):
+    """Values in [low, high) (closed: [low, high]), the bounds computed from the sample."""
+
+    def check(out, sample, dtype):
+        _check_dtype_shape(out, dtype, sample.args[0].shape)
+        v = to_numpy(out).astype(np.float64)
+        lo, hi = low_of(sample, dtype), high_of(sample, dtype)
+        if v.size:
+            assert v.min() >= lo, (v.min(), lo)
+            assert v.max() <= hi if closed else v.max() < hi, (v.max(), hi)
+            if integral:
+                assert np.all(v == np.round(v))
+
+    return check
+
+
+_DIGITS = {ember.float16: 11, ember.bfloat16: 8, ember.float32: 24, ember.float64: 53}
+
+
+def _dtype_max(dtype):
+    if dtype in FLOATING:
+        return 2.0 ** _DIGITS[dtype]
+    if dtype == ember.bool:
+        return 1
+    return np.iinfo(np.dtype(str(dtype).replace("ember.", ""))).max
+
+
+def _random_(x, *args, **kwargs):
+    return x.random_(*args, **kwargs)
+
+
+def _random_samples(dtype, rng):
+    out = []
+    for s in [(1000,), (3, 4), (0, 2), ()]:
+        x = make_array(s, dtype, rng)
+        out.append(Sample((x,), desc=f"{s} random_()"))
+        out.append(Sample((x, 2), desc=f"{s} to=2"))
+        out.append(Sample((x, 1, 2), desc=f"{s} from=1 to=2"))
+        if dtype != ember.bool:
+            out.append(Sample((x, 3, 7), desc=f"{s} from=3 to=7"))
+            out.append(Sample((x, 5, None), desc=f"{s} from=5 to=None"))
+    return out
+
+
+def _random_low(sample, dtype):
+    return sample.args[1] if len(sample.args) == 3 else 0
+
+
+def _random_high(sample, dtype):
+    if len(sample.args) == 1 or sample.args[-1] is None:
+        return _dtype_max(dtype)
+    return sample.args[-1] - 1
+
+
+def _random_errors():
+    return [
+        ErrorSample(lambda: ember.ones(3).random_(5, 5), RuntimeError, "random_", "from >= to"),
+        ErrorSample(
+            lambda: ember.ones(3, dtype=ember.uint8).random_(0, 300),
+            RuntimeError,
+            "out of bounds",
+            "uint8 to",
+        ),
+        ErrorSample(
+            lambda: ember.ones(3, dtype=ember.bool).random_(3),
+            RuntimeError,
+            "out of bounds",
+            "bool",
+        ),
+    ]
+
+
+def _bernoulli_inplace(x, p):
+    return x.bernoulli_(p)
+
+
+def _bernoulli_inplace_samples(dtype, rng):
+    out = []
+    for s in [(1000,), (3, 4), (0, 2), ()]:
+        x = make_array(s, dtype, rng)
+        out += [Sample((x, p), desc=f"{s} p={p}") for p in (0.0, 1.0, 0.5)]
+    x = make_array((4, 3), dtype, rng)
+    out.append(Sample((x, Fixed(_probabilities((3,), rng), ember.float64)), desc="tensor p"))
+    out.append(Sample((x, Fixed(_probabilities((4, 3), rng), ember.float32)), desc="tensor p"))
+    return out
+
+
+def _bernoulli_inplace_check(out, sample, dtype):
+    x, p = sample.args
+    _check_dtype_shape(out, dtype, x.shape)
+    v = to_numpy(out).astype(np.float64)
+    assert np.all((v == 0) | (v == 1)), v
+    p = np.broadcast_to(rounded(p, dtype) if isinstance(p, Fixed) else p, v.shape)
+    assert np.all(v[p == 0] == 0) and np.all(v[p == 1] == 1)
+
+
+def _finite_check(low=-np.inf):
+    def check(out, sample, dtype):
+        _check_dtype_shape(out, dtype, sample.args[0].shape)
+        v = to_numpy(out)
+        assert np.all(np.isfinite(v)) and np.all(v >= low), v
+
+    return check
+
+
+RANDOM = [
+    OpSpec(
+        "bernoulli",
+        ember.bernoulli,
+        None,
+        FLOATING,
+        _bernoulli_samples,
+        grad=False,
+        check=_bernoulli_check,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.bernoulli(ember.tensor([0.5, 1.5])), RuntimeError, "[0, 1]", "p > 1"
+            ),
+            ErrorSample(
+                lambda: ember.bernoulli(ember.ones(2), 2.0), RuntimeError, "bernoulli", "float p"
+            ),
+        ],
+    ),
+    OpSpec(
+        "multinomial",
+        ember.multinomial,
+        None,
+        FLOATING,
+        _multinomial_samples,
+        grad=False,
+        check=_multinomial_check,
+        errors=_multinomial_errors,
+    ),
+    OpSpec(
+        "normal",
+        _normal,
+        None,
+        FLOATING,
+        _normal_samples,
+        grad=False,
+        check=_normal_check,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.normal(ember.zeros(2), -1.0), RuntimeError, "std >= 0.0", "std < 0"
+            ),
+            ErrorSample(
+                lambda: ember.normal(ember.zeros(2), -ember.ones(2)),
+                RuntimeError,
+                "std >= 0.0",
+                "std",
+            ),
+            ErrorSample(lambda: ember.normal(0.0, 1.0), TypeError, "size", "no size"),
+        ],
+    ),
+    OpSpec(
+        "normal_",
+        lambda x, **kw: x.normal_(**kw),
+        None,
+        FLOATING,
+        _inplace_samples([{}, {"mean": 2.0, "std": 0.5}]),
+        grad=False,
+        check=_finite_check(),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(2).normal_(0, -1), RuntimeError, "std >= 0.0", "std"),
+            ErrorSample(
+                lambda: ember.ones(2, requires_grad=True).normal_(),
+                RuntimeError,
+                "leaf",
+                "leaf that requires grad",
+            ),
+        ],
+    ),
+    OpSpec(
+        "uniform_",
+        lambda x, **kw: x.uniform_(**kw),
+        None,
+        FLOATING,
+        _inplace_samples([{}, {"from": -2.0, "to": 3.0}]),
+        grad=False,
+        check=_range_check(
+            lambda s, d: s.kwargs.get("from", 0.0), lambda s, d: s.kwargs.get("to", 1.0), True
+        ),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(2).uniform_(3, 2), RuntimeError, "uniform_", "from > to")
+        ],
+    ),
+    OpSpec(
+        "exponential_",
+        lambda x, **kw: x.exponential_(**kw),
+        None,
+        FLOATING,
+        _inplace_samples([{}, {"lambd": 3.0}]),
+        grad=False,
+        check=_finite_check(0.0),
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(2).exponential_(0), RuntimeError, "lambda > 0", "rate")
+        ],
+    ),
+    OpSpec(
+        "random_",
+        _random_,
+        None,
+        ALL,
+        _random_samples,
+        grad=False,
+        check=_range_check(_random_low, _random_high, True, integral=True),
+        errors=_random_errors,
+    ),
+    OpSpec(
+        "bernoulli_",
+        _bernoulli_inplace,
+        None,
+        ALL,
+        _bernoulli_inplace_samples,
+        grad=False,
+        check=_bernoulli_inplace_check,
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(2).bernoulli_(1.5), RuntimeError, "0 <= p <= 1", "p"),
+            ErrorSample(
+                lambda: ember.ones(2).bernoulli_(ember.ones(3) * 0.5),
+                RuntimeError,
+                "broadcast",
+                "p shape",
+            ),
+        ],
+    ),
+]
+
+
+def records():
+    return LINALG + RANDOM

@@ -28,6 +28,10 @@ enum class ReduceOp : uint8_t { Sum, Max, Min, Prod };
 enum class RandomDist : uint8_t { Uniform, Normal, Integer, Exponential };
 // How scatter-like kernels combine a value with what is already there.
 enum class ScatterOp : uint8_t { Assign, Add, Mul, Max, Min };
+// Which element a selection kernel picks from each line (see KernelTable::Select).
+enum class SelectOp : uint8_t { Kth, Median, NanMedian };
+// The running operation of a scan kernel.
+enum class ScanOp : uint8_t { Sum, Prod, LogSumExp };
 
 struct KernelTable {
   // out = f(in); out and in have the same shape and dtype.
@@ -91,6 +95,47 @@ struct KernelTable {
                                 bool right);
   // out = softmax (log_softmax when log) of in along dim; same shape and floating dtype.
   using Softmax = void (*)(const Tensor& out, const Tensor& in, int64_t dim, bool log);
+  // Sorting (backend/cpu/sort.cpp). Lines are the elements along `dim` at one position of the
+  // other dims (a 0-d tensor is one line of one element). Elements are ordered by value, NaN
+  // above every number, and equal values by position: every result is that of a stable sort, so
+  // it is deterministic. Indices are int64 positions along dim in the input.
+  // values/indices: in's shape; each line sorted, ascending or descending (NaN first). `stable`
+  // only asks for the stable order, which every call gets.
+  using Sort = void (*)(const Tensor& values,
+                        const Tensor& indices,
+                        const Tensor& in,
+                        int64_t dim,
+                        bool descending,
+                        bool stable);
+  // values/indices: in's shape with k (0 <= k <= size, checked) at dim: the first k elements of
+  // the descending (largest) or ascending order; in that order when `sorted`, otherwise in an
+  // unspecified but deterministic order.
+  using TopK = void (*)(const Tensor& values,
+                        const Tensor& indices,
+                        const Tensor& in,
+                        int64_t dim,
+                        int64_t k,
+                        bool largest,
+                        bool sorted);
+  // values/indices: in's shape with size 1 at dim (size > 0, checked). Kth: the element at
+  // position k (0-based, checked) of the ascending order. Median: the one at (size - 1) / 2, or
+  // the first NaN when the line has one. NanMedian: the lower median of the line's non-NaN
+  // elements, or the first NaN when all are NaN.
+  using Select = void (*)(SelectOp op,
+                          const Tensor& values,
+                          const Tensor& indices,
+                          const Tensor& in,
+                          int64_t dim,
+                          int64_t k);
+  // Scans (backend/cpu/scan.cpp): one thread per line, in order along dim, so results do not
+  // depend on the thread count. out = the inclusive scan of in along dim (sum, product, or
+  // log(sum(exp))); same shape and dtype. Integers wrap; float32 sums and products
+  // accumulate in double, 16-bit floats in float32.
+  using Scan = void (*)(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim);
+  // values/indices: in's shape; the running max (op Max) or min (Min) along dim and the index of
+  // its last occurrence. A NaN wins and stays, with the index of the latest NaN (as PyTorch).
+  using CumExtreme = void (*)(
+      ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim);
 
   Allocator* allocator = nullptr;  // memory for this device's tensors
   Unary unary[kNumUnaryOps] = {};
@@ -109,6 +154,11 @@ struct KernelTable {
   Randperm randperm = nullptr;
   Multinomial multinomial = nullptr;
   Softmax softmax = nullptr;
+  Sort sort = nullptr;
+  TopK topk = nullptr;
+  Select select = nullptr;
+  Scan scan = nullptr;
+  CumExtreme cum_extreme = nullptr;
   IndexSelect index_select = nullptr;
   Gather gather = nullptr;
   Scatter scatter = nullptr;

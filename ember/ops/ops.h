@@ -8,4 +8,5 @@
 #include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
+#include "ember/ops/sort.h"
 #include "ember/ops/view.h"

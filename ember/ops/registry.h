@@ -44,6 +44,7 @@ std::span<const OpInfo> statistics_op_infos();
 std::span<const OpInfo> shape_op_infos();
 std::span<const OpInfo> softmax_op_infos();
 std::span<const OpInfo> indexing_op_infos();
+std::span<const OpInfo> sort_op_infos();
 std::span<const OpInfo> linalg_op_infos();
 std::span<const OpInfo> random_op_infos();
 

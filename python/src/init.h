@@ -9,6 +9,7 @@ void init_tensor(nb::module_& m);    // tensor.cpp: the Tensor class
 void init_ops(nb::module_& m);       // ops.cpp: ops as functions and methods
 void init_indexing(nb::module_& m);  // indexing.cpp: gather, scatter, index_*, masks
 void init_shape(nb::module_& m);     // shape.cpp: cat, split, flip, pad and the other shape ops
+void init_sort(nb::module_& m);      // sort.cpp: sort, topk, median, unique, cumsum and other scans
 void init_creation(nb::module_& m);  // creation.cpp: factories and ember.tensor
 void init_linalg_random(nb::module_& m);  // linalg_random.cpp: addmm, einsum, ...; samplers
 void init_autograd(nb::module_& m);       // autograd.cpp: grad mode, backward, custom functions

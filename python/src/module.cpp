@@ -37,6 +37,7 @@ NB_MODULE(_C, m) {
   py::init_ops(m);
   py::init_indexing(m);
   py::init_shape(m);
+  py::init_sort(m);
   py::init_creation(m);
   py::init_linalg_random(m);
   py::init_autograd(m);

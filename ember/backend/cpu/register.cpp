@@ -10,6 +10,8 @@ void register_kernels(KernelTable& t) {
   register_random(t);
   register_softmax(t);
   register_indexing(t);
+  register_sort(t);
+  register_scan(t);
 }
 
 }  // namespace ember::cpu

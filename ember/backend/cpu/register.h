@@ -10,4 +10,6 @@ void register_matmul(KernelTable& t);
 void register_random(KernelTable& t);
 void register_softmax(KernelTable& t);
 void register_indexing(KernelTable& t);
+void register_sort(KernelTable& t);
+void register_scan(KernelTable& t);
 }  // namespace ember::cpu

@@ -1181,4 +1181,8 @@ from ember.testing import _op_db_indexing  # noqa: E402
 
 OPS += _op_db_elementwise.records() + _op_db_reduce.records() + _op_db_shape.records()
 OPS += _op_db_indexing.records()
+
+from ember.testing import _op_db_sort  # noqa: E402
+
+OPS += _op_db_sort.records()
 OP_DB = {spec.name: spec for spec in OPS}

@@ -5,6 +5,9 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)
 # oneDNN: float32 matrix products (and, later, convolutions).
 find_package(dnnl CONFIG REQUIRED)
 
+# Highway: SIMD with run-time dispatch (the vectorised loops of backend/cpu/simd.cpp).
+find_package(hwy CONFIG REQUIRED)
+
 # OpenBLAS, the OpenMP build, so it shares ember's one thread pool (see docs/design/threads.md):
 # float64 matrix products.
 find_path(OPENBLAS_INCLUDE_DIR cblas.h

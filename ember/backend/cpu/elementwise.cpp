@@ -4,19 +4,92 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
+#include "ember/backend/cpu/simd.h"
 #include "ember/ops/math.h"
 
 namespace ember::cpu {
 namespace {
 
-template <class F, DTypeSet Types>
+// The row of simd::Table for a dtype: 0 float32, 1 float64, -1 none.
+int simd_row(DType dt) { return dt == kFloat32 ? 0 : dt == kFloat64 ? 1 : -1; }
+
+// Runs `run(in_offset_bytes, out_offset_bytes, count)` over the n elements in parallel chunks.
+template <class Run>
+void simd_chunks(int64_t n, Run run) {
+  parallel_for(0, n, kElementwiseGrain, [&](int64_t b, int64_t e) { run(b, e - b); });
+}
+
+// Contiguous float32 / float64 data through the vectorised loops of simd.h; false otherwise.
+bool simd_unary(int op, const Tensor& out, const Tensor& in) {
+  const int row = simd_row(out.dtype());
+  if (row < 0 || !all_flat(out, {&in})) return false;
+  const simd::UnaryFn fn = simd::table().unary[row][op];
+  if (!fn) return false;
+  const char* x = static_cast<const char*>(in.data_ptr());
+  char* o = static_cast<char*>(out.data_ptr());
+  const int64_t es = int64_t(out.element_size());
+  simd_chunks(out.numel(), [&](int64_t b, int64_t n) { fn(x + b * es, o + b * es, n); });
+  return true;
+}
+
+bool simd_param_unary(int op, const Tensor& out, const Tensor& in, const Scalar* p) {
+  const int row = simd_row(out.dtype());
+  if (row < 0 || !all_flat(out, {&in})) return false;
+  const simd::ParamUnaryFn fn = simd::table().param_unary[row][op];
+  if (!fn) return false;
+  const char* x = static_cast<const char*>(in.data_ptr());
+  char* o = static_cast<char*>(out.data_ptr());
+  const int64_t es = int64_t(out.element_size());
+  simd_chunks(out.numel(), [&](int64_t b, int64_t n) { fn(x + b * es, o + b * es, n, p); });
+  return true;
+}
+
+// A binary op on contiguous operands, either of which may be a scalar or a one-element tensor.
+bool simd_binary(int op, const Tensor& out, const Operand& a, const Operand& b) {
+  const int row = simd_row(out.dtype());
+  if (row < 0 || !out.is_contiguous()) return false;
+  const simd::BinaryFn fn = simd::table().binary[row][op];
+  if (!fn) return false;
+  const int64_t n = out.numel(), es = int64_t(out.element_size());
+  double scalar_a = 0, scalar_b = 0;  // a float or a double, as the row says
+  float scalar_af = 0, scalar_bf = 0;
+  auto operand = [&](const Operand& v, double& sd, float& sf, bool& is_scalar) -> const char* {
+    if (!v.tensor) {
+      is_scalar = true;
+      sd = v.scalar.to<double>();
+      sf = v.scalar.to<float>();
+      return row == 0 ? reinterpret_cast<const char*>(&sf) : reinterpret_cast<const char*>(&sd);
+    }
+    const Tensor& t = *v.tensor;
+    if (t.numel() == 1 && n != 1) {
+      is_scalar = true;
+      return static_cast<const char*>(t.data_ptr());
+    }
+    is_scalar = false;
+    return t.is_contiguous() && t.numel() == n ? static_cast<const char*>(t.data_ptr()) : nullptr;
+  };
+  bool a_scalar = false, b_scalar = false;
+  const char* pa = operand(a, scalar_a, scalar_af, a_scalar);
+  const char* pb = operand(b, scalar_b, scalar_bf, b_scalar);
+  if (!pa || !pb || (a_scalar && b_scalar && n != 1)) return false;
+  char* o = static_cast<char*>(out.data_ptr());
+  simd_chunks(n, [&](int64_t lo, int64_t count) {
+    fn(a_scalar ? pa : pa + lo * es, b_scalar ? pb : pb + lo * es, o + lo * es, count, a_scalar,
+       b_scalar);
+  });
+  return true;
+}
+
+template <class F, DTypeSet Types, int Op>
 void unary_kernel(const Tensor& out, const Tensor& in) {
+  if (simd_unary(Op, out, in)) return;
   dispatch_dtype<Types>(out.dtype(), "unary kernel",
                         [&]<class T>() { run_unary<T, T>(out, in, F()); });
 }
 
-template <template <class> class F, DTypeSet Types>
+template <template <class> class F, DTypeSet Types, int Op>
 void param_unary_kernel(const Tensor& out, const Tensor& in, const Scalar* p) {
+  if (simd_param_unary(Op, out, in, p)) return;
   dispatch_dtype<Types>(out.dtype(), "unary kernel",
                         [&]<class T>() { run_unary<T, T>(out, in, F<opmath_t<T>>(p)); });
 }
@@ -27,8 +100,9 @@ void predicate_kernel(const Tensor& out, const Tensor& in) {
                  [&]<class T>() { run_unary<bool, T>(out, in, F()); });
 }
 
-template <class F, DTypeSet Types>
+template <class F, DTypeSet Types, int Op = -1>
 void binary_kernel(const Tensor& out, const Operand& a, const Operand& b) {
+  if (Op >= 0 && simd_binary(Op, out, a, b)) return;
   const DType dt = a.tensor ? a.tensor->dtype() : b.tensor->dtype();
   dispatch_dtype<Types>(dt, "binary kernel", [&]<class T>() { run_binary<T>(out, a, b, F()); });
 }
@@ -107,11 +181,11 @@ void fill_kernel(const Tensor& dst, const Scalar& value) {
 
 void register_elementwise(KernelTable& t) {
 #define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.unary[int(UnaryOp::name)] = &unary_kernel<math::F, dtypes>;
+  t.unary[int(UnaryOp::name)] = &unary_kernel<math::F, dtypes, int(UnaryOp::name)>;
   EMBER_UNARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.binary[int(BinaryOp::name)] = &binary_kernel<math::F, dtypes>;
+  t.binary[int(BinaryOp::name)] = &binary_kernel<math::F, dtypes, int(BinaryOp::name)>;
   EMBER_BINARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F) \
@@ -119,7 +193,8 @@ void register_elementwise(KernelTable& t) {
   EMBER_COMPARE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.param_unary[int(ParamUnaryOp::name)] = &param_unary_kernel<math::F, dtypes>;
+  t.param_unary[int(ParamUnaryOp::name)] =               \
+      &param_unary_kernel<math::F, dtypes, int(ParamUnaryOp::name)>;
   EMBER_PARAM_UNARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F) t.predicate[int(PredicateOp::name)] = &predicate_kernel<math::F>;

@@ -14,6 +14,7 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
+#include "ember/backend/cpu/simd.h"
 
 namespace ember::cpu {
 namespace {
@@ -73,6 +74,11 @@ struct Combine<ReduceOp::Min, A> {
 template <ReduceOp Op, class T, class A>
 A reduce_run(const T* p, int64_t n, int64_t stride) {
   using C = Combine<Op, A>;
+  // Contiguous float32 / float64 sums: the vectorised loop (simd.h), also pairwise, with its
+  // own fixed order. Which loop runs depends only on the data's layout, never on threads.
+  if constexpr (Op == ReduceOp::Sum && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    if (stride == 1) return A(simd::table().sum[std::is_same_v<T, float> ? 0 : 1](p, n));
+  }
   if (n > kPairwiseBlock) {
     const int64_t half = (n / 2 + 7) & ~int64_t(7);
     return C::apply(reduce_run<Op, T, A>(p, half, stride),

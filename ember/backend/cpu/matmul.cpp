@@ -3,6 +3,7 @@
 // see benchmarks/RESULTS.md), float64 through OpenBLAS's dgemm, other dtypes by a plain loop.
 #include <cblas.h>
 #include <dnnl.h>
+#include <omp.h>
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
@@ -62,21 +63,56 @@ void naive_gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out) {
 // Products this small cost less by the loop than through a library call.
 constexpr int64_t kSmallProduct = 4096;
 
+// One library call, single-threaded (our blocks are the parallelism, see gemm below).
+template <class T>
+void library_gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out, int64_t ldc) {
+  const Layout la = blas_layout(n, k, a.rs, a.cs), lb = blas_layout(k, m, b.rs, b.cs);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);  // this thread's setting only: the libraries size their regions by it
+  if constexpr (std::is_same_v<T, float>) {
+    const dnnl_status_t st =
+        dnnl_sgemm(la.trans, lb.trans, n, m, k, 1.0f, a.data, la.ld, b.data, lb.ld, 0.0f, out, ldc);
+    omp_set_num_threads(saved);
+    EMBER_CHECK(st == dnnl_success, "[matmul] oneDNN sgemm failed with status ", int(st));
+  } else {
+    cblas_dgemm(CblasRowMajor, la.trans == 'N' ? CblasNoTrans : CblasTrans,
+                lb.trans == 'N' ? CblasNoTrans : CblasTrans, int(n), int(m), int(k), 1.0, a.data,
+                int(la.ld), b.data, int(lb.ld), 0.0, out, int(ldc));
+    omp_set_num_threads(saved);
+  }
+}
+
+// Note [Deterministic matmul]
+// Libraries thread a product as they see fit, and for some shapes (a long k, small n and m)
+// they split k across threads and add the partial products: the result then depends on the
+// thread count. ember cuts large products into blocks of kBlock rows (or columns, when there
+// are few rows) that do not depend on the thread count, computes each block with one
+// single-threaded library call over the whole k, and runs the blocks in parallel. Every output
+// element is thus summed by one call in one order: the same bits on any number of threads.
+// Products with too few rows and columns to cut run on one thread.
+constexpr int64_t kBlock = 256;
+
 template <class T>
 void gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    const Layout la = blas_layout(n, k, a.rs, a.cs), lb = blas_layout(k, m, b.rs, b.cs);
-    if (la.ok && lb.ok && n * m * k > kSmallProduct) {
+    const bool blas = blas_layout(n, k, a.rs, a.cs).ok && blas_layout(k, m, b.rs, b.cs).ok;
+    if (blas && n * m * k > kSmallProduct) {
       const int64_t ldc = std::max<int64_t>(m, 1);
-      if constexpr (std::is_same_v<T, float>) {
-        const dnnl_status_t st = dnnl_sgemm(la.trans, lb.trans, n, m, k, 1.0f, a.data, la.ld,
-                                            b.data, lb.ld, 0.0f, out, ldc);
-        EMBER_CHECK(st == dnnl_success, "[matmul] oneDNN sgemm failed with status ", int(st));
-      } else {
-        cblas_dgemm(CblasRowMajor, la.trans == 'N' ? CblasNoTrans : CblasTrans,
-                    lb.trans == 'N' ? CblasNoTrans : CblasTrans, int(n), int(m), int(k), 1.0,
-                    a.data, int(la.ld), b.data, int(lb.ld), 0.0, out, int(ldc));
-      }
+      const bool by_rows = n >= 2 * kBlock || m < 2 * kBlock;
+      const int64_t blocks = by_rows ? (n + kBlock - 1) / kBlock : (m + kBlock - 1) / kBlock;
+      parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
+        for (int64_t blk = first; blk < last; ++blk) {
+          const int64_t lo = blk * kBlock;
+          if (by_rows) {
+            const int64_t rows = std::min(kBlock, n - lo);
+            library_gemm<T>(rows, m, k, Mat<T>{a.data + lo * a.rs, a.rs, a.cs}, b, out + lo * ldc,
+                            ldc);
+          } else {
+            const int64_t cols = std::min(kBlock, m - lo);
+            library_gemm<T>(n, cols, k, a, Mat<T>{b.data + lo * b.cs, b.rs, b.cs}, out + lo, ldc);
+          }
+        }
+      });
       return;
     }
   }
@@ -101,7 +137,7 @@ void bmm_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
       gemm<T>(n, m, k, Mat<T>{pa + i * sa[0], sa[1], sa[2]}, Mat<T>{pb + i * sb[0], sb[1], sb[2]},
               o + i * n * m);
     };
-    // Many small products: one per thread. Few large ones: the library threads each product.
+    // Many small products: one per thread. Few large ones: each is cut into blocks (gemm).
     if (batch > 1 && n * m * k < (int64_t(1) << 18)) {
       parallel_for(0, batch, 1, [&](int64_t s, int64_t e) {
         for (int64_t i = s; i < e; ++i) one(i);

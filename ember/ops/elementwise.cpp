@@ -82,6 +82,13 @@ std::vector<OpInfo> make_op_infos() {
   }
   for (const auto& i : kPredicate) v.push_back({i.name, OpKind::Compare, kAllTypes, false});
   v.push_back({"logical_not_", OpKind::Inplace, kAllTypes, false});
+  // Composites of several elementwise ops (elementwise_param.cpp).
+  v.push_back({"lerp", OpKind::Other, kFloatingTypes, true});
+  v.push_back({"lerp_", OpKind::Inplace, kFloatingTypes, true});
+  v.push_back({"addcmul", OpKind::Other, kNumericTypes, true});
+  v.push_back({"addcmul_", OpKind::Inplace, kNumericTypes, true});
+  v.push_back({"addcdiv", OpKind::Other, kFloatingTypes, true});
+  v.push_back({"addcdiv_", OpKind::Inplace, kFloatingTypes, true});
   v.push_back({"isclose", OpKind::Compare, kAllTypes, false});
   v.push_back({"allclose", OpKind::Compare, kAllTypes, false});
   v.push_back({"equal", OpKind::Compare, kAllTypes, false});

@@ -76,6 +76,18 @@ Tensor& nan_to_num_(Tensor& self,
                     std::optional<double> posinf = std::nullopt,
                     std::optional<double> neginf = std::nullopt);
 
+// start + weight * (end - start), computed as end - (end - start) * (1 - weight) where
+// weight >= 0.5 so that weight 1 gives end exactly; floating tensors of one dtype.
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight);
+// input + value * tensor1 * tensor2, and input + value * tensor1 / tensor2 (floating only).
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor& addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor& addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+
 // Comparisons built from the above. |a - b| <= atol + rtol * |b|, infinities equal to
 // themselves, NaN equal to NaN only with equal_nan.
 Tensor isclose(const Tensor& a,

@@ -112,11 +112,12 @@
   X(bitwise_right_shift, ShiftRight, kIntegralTypes, false, kSaveNone, g, g)
 
 // X(name, Functor): comparisons and logical ops, all dtypes, bool result, no gradient.
-#define EMBER_COMPARE_OPS(X)                                                                  \
-  X(eq, Eq)                                                                                   \
-  X(ne, Ne)                                                                                   \
-  X(lt, Lt) X(le, Le) X(gt, Gt) X(ge, Ge) X(logical_and, LogicalAnd) X(logical_or, LogicalOr) \
-      X(logical_xor, LogicalXor)
+// (clang-format 14 reflows this list differently on every run.)
+// clang-format off
+#define EMBER_COMPARE_OPS(X)                                                \
+  X(eq, Eq) X(ne, Ne) X(lt, Lt) X(le, Le) X(gt, Gt) X(ge, Ge)               \
+  X(logical_and, LogicalAnd) X(logical_or, LogicalOr) X(logical_xor, LogicalXor)
+// clang-format on
 
 namespace ember {
 

@@ -3,9 +3,11 @@
 #include <limits>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/autograd/node.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/view.h"
 
 namespace ember {
 namespace {
@@ -188,6 +190,87 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   const Tensor fa = a.to(dt), fb = b.to(dt);
   const Tensor within = le(abs(fa - fb), abs(fb) * rtol + atol);
   return logical_or(close, logical_and(within, logical_and(isfinite(fa), isfinite(fb))));
+}
+
+namespace {
+
+void check_lerp(const Tensor& start, const Tensor& end, const char* op) {
+  EMBER_CHECK_TYPE(is_floating(start.dtype()), "[", op, "] expected a floating-point tensor, got ",
+                   start.dtype());
+  EMBER_CHECK(start.dtype() == end.dtype(), "[", op, "] expected dtype ", start.dtype(),
+              " for `end` but got dtype ", end.dtype());
+}
+
+// self = result, where result was computed out of place from self's old value; it must have
+// self's shape and a dtype self can hold (Note [In-place ops and autograd]).
+Tensor& assign(Tensor& self, const Tensor& result, const char* op) {
+  EMBER_CHECK(result.sizes() == self.sizes(), "[", op, "] output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", result.sizes());
+  EMBER_CHECK(
+      result.dtype() == self.dtype() || is_floating(self.dtype()) || !is_floating(result.dtype()),
+      "[", op, "] result type ", result.dtype(), " can't be cast to the desired output type ",
+      self.dtype());
+  const bool recording = any_requires_grad(self) || result.requires_grad();
+  check_inplace(self, op, recording);
+  if (!recording) {
+    NoGradGuard no_grad;
+    copy_(self, result);
+    return self;
+  }
+  detail::commit_recorded(self, result.dtype() == self.dtype() ? result : result.to(self.dtype()),
+                          op);
+  return self;
+}
+
+}  // namespace
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
+  check_lerp(start, end, "lerp");
+  const double w = weight.to_double();
+  const Tensor diff = end - start;
+  return w < 0.5 ? start + diff * weight : end - diff * (1.0 - w);
+}
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  check_lerp(start, end, "lerp");
+  EMBER_CHECK(weight.dtype() == start.dtype(), "[lerp] expected dtype ", start.dtype(),
+              " for `weight` but got dtype ", weight.dtype());
+  const Tensor diff = end - start;
+  return where(lt(abs(weight), 0.5), start + weight * diff, end - diff * (1 - weight));
+}
+
+Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight) {
+  return assign(self, lerp(self.requires_grad() ? ember::clone(self) : self, end, weight), "lerp_");
+}
+
+Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {
+  return assign(self, lerp(self.requires_grad() ? ember::clone(self) : self, end, weight), "lerp_");
+}
+
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  EMBER_CHECK_TYPE(input.dtype() != kBool || value.is_bool(),
+                   "[addcmul] not implemented for dtype bool with a non-bool value");
+  const Tensor prod = t1 * t2;
+  return input + (value.is_integral() && value.to_int() == 1 ? prod : prod * value);
+}
+
+Tensor& addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return assign(self, addcmul(self.requires_grad() ? ember::clone(self) : self, t1, t2, value),
+                "addcmul_");
+}
+
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  EMBER_CHECK(is_floating(t1.dtype()) || is_floating(t2.dtype()),
+              "[addcdiv] Integer division with addcdiv is not supported; use addcmul with "
+              "tensor1.div(tensor2) or floating tensors (got ",
+              t1.dtype(), " and ", t2.dtype(), ")");
+  const Tensor q = t1 / t2;
+  return input + (value.is_integral() && value.to_int() == 1 ? q : q * value);
+}
+
+Tensor& addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return assign(self, addcdiv(self.requires_grad() ? ember::clone(self) : self, t1, t2, value),
+                "addcdiv_");
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

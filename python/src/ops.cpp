@@ -298,6 +298,37 @@ void init_ops(nb::module_& m) {
 #undef EMBER_UNPAREN
 #undef EMBER_BIND_PARAM_INPLACE
 #undef EMBER_BIND_PARAM
+  // lerp(end, weight) with a number or tensor weight; addcmul / addcdiv(tensor1, tensor2, value).
+  def_both(
+      m, "lerp",
+      [](const Tensor& x, const Tensor& end, TensorOrScalar w) {
+        return w.tensor ? lerp(x, end, *w.tensor) : lerp(x, end, w.scalar);
+      },
+      nb::arg("end"), nb::arg("weight"));
+  cls.def(
+      "lerp_",
+      [](nb::handle self, const Tensor& end, TensorOrScalar w) {
+        Tensor& t = nb::cast<Tensor&>(self);
+        w.tensor ? lerp_(t, end, *w.tensor) : lerp_(t, end, w.scalar);
+        return nb::borrow(self);
+      },
+      nb::arg("end"), nb::arg("weight"));
+  for (const char* name : {"addcmul", "addcdiv"}) {
+    const bool mul = name[4] == 'm';
+    def_both(
+        m, name,
+        [mul](const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+          return mul ? addcmul(x, t1, t2, value) : addcdiv(x, t1, t2, value);
+        },
+        nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+    cls.def((std::string(name) + "_").c_str(),
+            [mul](nb::handle self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+              Tensor& t = nb::cast<Tensor&>(self);
+              mul ? addcmul_(t, t1, t2, value) : addcdiv_(t, t1, t2, value);
+              return nb::borrow(self);
+            },
+            nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  }
   def_both(
       m, "isclose",
       [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

@@ -444,6 +444,87 @@ LOGICAL = [
 ]
 
 
+def _ternary_samples(low=-3.0, high=3.0, away_c=False, scalar_weight=None):
+    """(input, tensor1, tensor2) with broadcasting among the three; `scalar_weight`: the third
+    argument is also given as a number."""
+
+    def make(dtype, rng):
+        out = []
+        for sa, sb, sc in [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((), (), ()),
+                           ((2, 3, 4), (3, 4), ()), ((0, 4), (4,), (1, 4))]:  # fmt: skip
+            c = make_array(sc, dtype, rng, 0.2 if away_c else low, high, away_c)
+            out.append(
+                Sample(
+                    (
+                        make_array(sa, dtype, rng, low, high),
+                        make_array(sb, dtype, rng, low, high),
+                        c,
+                    ),
+                    desc=f"{sa}{sb}{sc}",
+                )
+            )
+        if scalar_weight is not None:
+            a, b = make_array((3, 4), dtype, rng), make_array((3, 4), dtype, rng)
+            for w in scalar_weight:
+                out.append(Sample((a, b, w), desc=f"weight {w}"))
+        return out
+
+    return make
+
+
+def _with_value(samples, value):
+    def make(dtype, rng):
+        v = value if dtype in FLOATING else int(value)
+        return samples(dtype, rng) + [Sample(s.args, {"value": v}, s.desc + f" value={v}")
+                                      for s in samples(dtype, rng)[:2]]  # fmt: skip
+
+    return make
+
+
+def _lerp_dtype_mismatch():
+    return ember.lerp(ember.ones(2), ember.ones(2).double(), 0.5)
+
+
+def np_lerp(a, b, w):
+    return np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+
+COMBINED = [
+    OpSpec("lerp", ember.lerp, np_lerp, FLOATING,
+           _ternary_samples(scalar_weight=(0.25, 0.75, 1.0)), gradgrad=True,
+           errors=lambda: [ErrorSample(_lerp_dtype_mismatch, RuntimeError, "expected", "end")]),
+    OpSpec("addcmul", lambda a, b, c, **kw: ember.addcmul(a, b, c, **kw),
+           lambda a, b, c, value=1: a + value * b * c, NUMERIC,
+           _with_value(_ternary_samples(), 0.5), gradgrad=True),
+    OpSpec("addcdiv", lambda a, b, c, **kw: ember.addcdiv(a, b, c, **kw),
+           lambda a, b, c, value=1: a + value * b / c, FLOATING,
+           _with_value(_ternary_samples(away_c=True), 0.5), gradgrad=True,
+           errors=lambda: [ErrorSample(lambda: ember.addcdiv(ember.ones(2), ember.ones(2).long(),
+                                                             ember.ones(2).long()),
+                                       RuntimeError, "Integer division", "integers")]),
+]  # fmt: skip
+
+
+def _inplace_ternary(spec):
+    name = spec.name + "_"
+
+    def fn(x, *args, **kw):
+        out = x.clone()
+        assert getattr(out, name)(*args, **kw) is out
+        return out
+
+    def samples(dtype, rng):
+        # self keeps its shape: only samples whose first argument has the broadcast shape.
+        out = []
+        for s in spec.samples(dtype, rng):
+            shapes = [np.shape(a) for a in s.args if isinstance(a, np.ndarray)]
+            if np.broadcast_shapes(*shapes) == np.shape(s.args[0]):
+                out.append(s)
+        return out
+
+    return OpSpec(name, fn, spec.ref, spec.dtypes, samples)
+
+
 def _np_shift_left(a, b):
     return np.left_shift(np.asarray(a, dtype=np.int64), b)
 
@@ -639,4 +720,5 @@ def records():
         + [inplace_of(s, binary=True) for s in binary]
         + [inplace_of(s, binary=True, compare=True) for s in compare]
     )
-    return UNARY + PREDICATES + PARAM + BINARY + LOGICAL + inplace
+    combined = COMBINED + [_inplace_ternary(s) for s in COMBINED]
+    return UNARY + PREDICATES + PARAM + BINARY + LOGICAL + combined + inplace

@@ -1,5 +1,6 @@
 // float32 matrix products: oneDNN's sgemm, OpenBLAS's sgemm and ember::mm, one thread, the
-// three alternating round by round. It is why ember sends float32 matmul to oneDNN: on this
+// three alternating round by round, and ember::mm as a fraction of one core's FMA peak
+// (measured first by fma_peak.cpp). It is why ember sends float32 matmul to oneDNN: on this
 // machine the environment sets OPENBLAS_CORETYPE=Haswell, which keeps OpenBLAS on its AVX2
 // kernels (run with `env -u OPENBLAS_CORETYPE` to see its AVX-512 ones).
 //
@@ -30,13 +31,23 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+namespace bench {
+double fma_peak_gflops(long iters, const char** target);
+}
+
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 7;
   ember::set_num_threads(1);
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("1 thread, median of %d rounds, OPENBLAS_CORETYPE=%s\n", rounds,
               coretype ? coretype : "(unset)");
-  std::printf("%6s %12s %12s %12s  GFLOP/s\n", "n", "oneDNN", "OpenBLAS", "ember::mm");
+  const char* target = "";
+  std::vector<double> peaks;
+  for (int r = 0; r < rounds; ++r) peaks.push_back(bench::fma_peak_gflops(200'000'000, &target));
+  const double peak = median(peaks);
+  std::printf("FMA peak (%s, 12 chains): %.1f GFLOP/s\n", target, peak);
+  std::printf("%6s %12s %12s %12s %12s  GFLOP/s\n", "n", "oneDNN", "OpenBLAS", "ember::mm",
+              "mm/peak");
   for (int n : {64, 256, 1024, 2048}) {
     const ember::Tensor a = ember::rand({n, n}), b = ember::rand({n, n});
     ember::Tensor c = ember::empty({n, n});
@@ -67,7 +78,8 @@ int main(int argc, char** argv) {
                    reps);
     }
     const double flop = 2.0 * n * n * n;
-    std::printf("%6d %12.1f %12.1f %12.1f\n", n, flop / median(td) / 1e9, flop / median(tb) / 1e9,
-                flop / median(te) / 1e9);
+    const double ember_gflops = flop / median(te) / 1e9;
+    std::printf("%6d %12.1f %12.1f %12.1f %11.0f%%\n", n, flop / median(td) / 1e9,
+                flop / median(tb) / 1e9, ember_gflops, 100 * ember_gflops / peak);
   }
 }

@@ -75,8 +75,12 @@ struct KernelTable {
                                const Tensor& in,
                                int64_t dim,
                                const Tensor& index);
-  // out[p] = in[p with coordinate `dim` replaced by index[p]]; out has index's shape.
-  using Gather = void (*)(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+  // out[p] = in[p with coordinate `dim` replaced by index[p]]; out has index's shape. The one
+  // indexing kernel that checks its indices itself (it only reads, so it can stop before a bad
+  // one): returns false, with an index outside [0, in.size(dim)) in *bad (out is then partly
+  // written), or true when all are in range.
+  using Gather =
+      bool (*)(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index, int64_t* bad);
   // self[p with coordinate `dim` replaced by index[p]] op= src[p], for p over index's shape; src
   // is a tensor (at least index's size in every dim) or a scalar.
   using Scatter = void (*)(
@@ -85,6 +89,8 @@ struct KernelTable {
   // tensor or a scalar.
   using IndexReduce = void (*)(
       ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index, const Operand& source);
+  // lo / hi = the smallest and largest value of a non-empty int64 tensor (index bounds checks).
+  using IndexBounds = void (*)(const Tensor& index, int64_t* lo, int64_t* hi);
   // out [n, in.dim()] = the coordinates of in's nonzero elements in row-major order; n is known.
   using Nonzero = void (*)(const Tensor& out, const Tensor& in);
   // out = for each value, its insertion point in the sorted last dim of `sorted` (1-d, or with
@@ -164,6 +170,7 @@ struct KernelTable {
   Scatter scatter = nullptr;
   IndexReduce index_reduce = nullptr;
   Nonzero nonzero = nullptr;
+  IndexBounds index_bounds = nullptr;
   SearchSorted searchsorted = nullptr;
 };
 

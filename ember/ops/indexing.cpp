@@ -67,17 +67,16 @@ Tensor checked_index(const Tensor& index,
   NoGradGuard no_grad;
   Tensor idx = index.dtype() == kInt64 ? index : index.to(kInt64);
   if (idx.numel() == 0) return idx;
-  if (allow_negative) {
-    const int64_t lo = min(idx).item().to_int();
-    EMBER_CHECK_INDEX(lo >= -size, "[", op, "] index ", lo, " is out of bounds for dim ", dim,
-                      " with size ", size);
-    if (lo < 0) idx = where(lt(idx, 0), idx + size, idx);
+  int64_t lo, hi;
+  if (const auto bounds = kernels(idx.device()).index_bounds) {
+    bounds(idx, &lo, &hi);
   } else {
-    const int64_t lo = min(idx).item().to_int();
-    EMBER_CHECK_INDEX(lo >= 0, "[", op, "] index ", lo, " is out of bounds for dim ", dim,
-                      " with size ", size);
+    lo = min(idx).item().to_int();
+    hi = max(idx).item().to_int();
   }
-  const int64_t hi = max(idx).item().to_int();
+  EMBER_CHECK_INDEX(lo >= (allow_negative ? -size : 0), "[", op, "] index ", lo,
+                    " is out of bounds for dim ", dim, " with size ", size);
+  if (lo < 0) idx = where(lt(idx, 0), idx + size, idx);
   EMBER_CHECK_INDEX(hi < size, "[", op, "] index ", hi, " is out of bounds for dim ", dim,
                     " with size ", size);
   return idx;
@@ -256,10 +255,17 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t d = wrap(dim, self, "gather");
-  const Tensor idx = prepare_gather_index(self, d, index, "gather");
-  Tensor out = empty(idx.sizes(), TensorOptions(self.dtype()).device(self.device()));
-  kernel(kernels(self.device()).gather, self.device(), "gather")(out, self, self.dim() ? d : 0,
-                                                                 idx);
+  check_gather_shapes(self, d, index, "gather");
+  EMBER_CHECK(index.dtype() == kInt64, "[gather] expected an index tensor of dtype int64, got ",
+              index.dtype());
+  Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
+  // The kernel checks the indices as it reads (one pass over them instead of two).
+  int64_t bad = 0;
+  const bool ok = kernel(kernels(self.device()).gather, self.device(), "gather")(
+      out, self, self.dim() ? d : 0, index, &bad);
+  EMBER_CHECK_INDEX(ok, "[gather] index ", bad, " is out of bounds for dim ", d, " with size ",
+                    size_at(self, d));
+  const Tensor& idx = index;
   if (any_requires_grad(self)) {
     record("GatherBackward0", {&self}, {&out},
            [sizes = DimVector(self.sizes().data(), self.dim()), d, si = SavedTensor(idx)](

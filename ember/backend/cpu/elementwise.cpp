@@ -145,7 +145,7 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
     const size_t nbytes = dst.nbytes();
     char* d = static_cast<char*>(dst.data_ptr());
     const char* s = static_cast<const char*>(src.data_ptr());
-    parallel_for(0, int64_t(nbytes), int64_t(1) << 20,
+    parallel_for(0, int64_t(nbytes), int64_t(1) << 17,
                  [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, size_t(e - b)); });
     return;
   }
@@ -193,7 +193,7 @@ void register_elementwise(KernelTable& t) {
   EMBER_COMPARE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.param_unary[int(ParamUnaryOp::name)] =               \
+  t.param_unary[int(ParamUnaryOp::name)] =   \
       &param_unary_kernel<math::F, dtypes, int(ParamUnaryOp::name)>;
   EMBER_PARAM_UNARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER

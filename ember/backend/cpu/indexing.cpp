@@ -6,12 +6,15 @@
 // thread owns every position along `dim` for its lines and applies them in index order. No
 // races, no atomics, and the same result for any thread count.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
+#include "ember/backend/cpu/simd.h"
 #include "ember/ops/math.h"
 
 namespace ember::cpu {
@@ -102,12 +105,15 @@ void index_select_kernel(const Tensor& out, const Tensor& in, int64_t dim, const
   });
 }
 
-void gather_kernel(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  if (out.numel() == 0) return;
+bool gather_kernel(
+    const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index, int64_t* bad_index) {
+  if (out.numel() == 0) return true;
   const Lines lines(index.sizes(), dim, {&out, &in, &index});
-  const int64_t n = size_of(index, dim);
+  const int64_t n = size_of(index, dim), size = size_of(in, dim);
   const int64_t os = stride_of(out, dim), is = stride_of(in, dim), xs = stride_of(index, dim);
   const int64_t* idx = static_cast<const int64_t*>(index.data_ptr());
+  std::atomic<bool> ok{true};
+  std::atomic<int64_t> bad{0};
   dispatch_dtype(in.dtype(), "gather", [&]<class T>() {
     const T* src = static_cast<const T*>(in.data_ptr());
     T* dst = static_cast<T*>(out.data_ptr());
@@ -116,11 +122,42 @@ void gather_kernel(const Tensor& out, const Tensor& in, int64_t dim, const Tenso
       int64_t off[3];
       for (int64_t l = b; l < e; ++l) {
         lines.offsets(l, off);
-        for (int64_t i = 0; i < n; ++i)
-          dst[off[0] + i * os] = src[off[1] + idx[off[2] + i * xs] * is];
+        T* o = dst + off[0];
+        const T* s = src + off[1];
+        const int64_t* x = idx + off[2];
+        // One unsigned compare per index catches negative ones too; the first bad index ends
+        // the line. Rows along the last dim (all unit strides) get a loop of their own.
+        int64_t k = 0;
+        bool line_ok = true;
+        if (os == 1 && is == 1 && xs == 1) {
+          for (int64_t i = 0; i < n; ++i) {
+            k = x[i];
+            if (uint64_t(k) >= uint64_t(size)) [[unlikely]] {
+              line_ok = false;
+              break;
+            }
+            o[i] = s[k];
+          }
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            k = x[i * xs];
+            if (uint64_t(k) >= uint64_t(size)) [[unlikely]] {
+              line_ok = false;
+              break;
+            }
+            o[i * os] = s[k * is];
+          }
+        }
+        if (!line_ok) {
+          bad.store(k);
+          ok.store(false);
+          return;
+        }
       }
     });
   });
+  *bad_index = bad.load();
+  return ok.load();
 }
 
 void scatter_kernel(
@@ -142,9 +179,16 @@ void scatter_kernel(
       int64_t off[3];
       for (int64_t l = b; l < e; ++l) {
         lines.offsets(l, off);
+        T* o = dst + off[0];
+        const int64_t* x = idx + off[1];
+        if (op == ScatterOp::Add && vals && ss == 1 && xs == 1 && vs == 1) {
+          const T* v = vals + off[2];  // the common scatter_add: contiguous rows
+          for (int64_t i = 0; i < n; ++i) combine(ScatterOp::Add, o[x[i]], v[i]);
+          continue;
+        }
         for (int64_t i = 0; i < n; ++i) {
           const T v = vals ? vals[off[2] + i * vs] : scalar;
-          combine(op, dst[off[0] + idx[off[1] + i * xs] * ss], v);
+          combine(op, o[x[i * xs] * ss], v);
         }
       }
     });
@@ -178,6 +222,37 @@ void index_reduce_kernel(
       }
     });
   });
+}
+
+void index_bounds_kernel(const Tensor& index, int64_t* lo, int64_t* hi) {
+  const int64_t* p = static_cast<const int64_t*>(index.data_ptr());
+  if (index.is_contiguous()) {
+    // min and max are exact in any order, so the chunks may be combined as they finish.
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    std::mutex mu;
+    parallel_for(0, index.numel(), int64_t(1) << 16, [&](int64_t b, int64_t e) {
+      int64_t l, h;
+      simd::table().minmax_i64(p + b, e - b, &l, &h);
+      std::lock_guard<std::mutex> lock(mu);
+      *lo = std::min(*lo, l);
+      *hi = std::max(*hi, h);
+    });
+    return;
+  }
+  int64_t l = INT64_MAX, h = INT64_MIN;
+  ElementwiseIter it;
+  it.add_output(index);  // read only: the iterator just walks its elements
+  it.build();
+  it.for_each_row(0, it.numel(), [&](char** ptr, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = *reinterpret_cast<const int64_t*>(ptr[0] + i * s[0]);
+      l = v < l ? v : l;
+      h = v > h ? v : h;
+    }
+  });
+  *lo = l;
+  *hi = h;
 }
 
 void nonzero_kernel(const Tensor& out, const Tensor& in) {
@@ -252,6 +327,7 @@ void register_indexing(KernelTable& t) {
   t.scatter = &scatter_kernel;
   t.index_reduce = &index_reduce_kernel;
   t.nonzero = &nonzero_kernel;
+  t.index_bounds = &index_bounds_kernel;
   t.searchsorted = &searchsorted_kernel;
 }
 

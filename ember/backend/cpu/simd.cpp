@@ -244,33 +244,49 @@ void binary_loop(
   }
 }
 
-// Pairwise above kBlock; within a block, four vector accumulators summed in a fixed order.
+// Pairwise above kBlock; within a block, eight vector accumulators (enough to keep both load
+// ports busy) summed in a fixed order.
 template <class T>
 T sum_block(const T* p, size_t n) {
-  constexpr size_t kBlock = 1024;
+  constexpr size_t kBlock = 4096;
   if (n > kBlock) {
-    const size_t half = (n / 2 + 63) & ~size_t(63);
+    const size_t half = (n / 2 + 127) & ~size_t(127);
     return sum_block(p, half) + sum_block(p + half, n - half);
   }
   const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
   auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+  auto s4 = hn::Zero(d), s5 = hn::Zero(d), s6 = hn::Zero(d), s7 = hn::Zero(d);
   size_t i = 0;
-  for (; i + 4 * N <= n; i += 4 * N) {
+  for (; i + 8 * N <= n; i += 8 * N) {
     s0 = hn::Add(s0, hn::LoadU(d, p + i));
     s1 = hn::Add(s1, hn::LoadU(d, p + i + N));
     s2 = hn::Add(s2, hn::LoadU(d, p + i + 2 * N));
     s3 = hn::Add(s3, hn::LoadU(d, p + i + 3 * N));
+    s4 = hn::Add(s4, hn::LoadU(d, p + i + 4 * N));
+    s5 = hn::Add(s5, hn::LoadU(d, p + i + 5 * N));
+    s6 = hn::Add(s6, hn::LoadU(d, p + i + 6 * N));
+    s7 = hn::Add(s7, hn::LoadU(d, p + i + 7 * N));
   }
   for (; i + N <= n; i += N) s0 = hn::Add(s0, hn::LoadU(d, p + i));
-  T r = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+  const auto sum =
+      hn::Add(hn::Add(hn::Add(s0, s1), hn::Add(s2, s3)), hn::Add(hn::Add(s4, s5), hn::Add(s6, s7)));
+  T r = hn::GetLane(hn::SumOfLanes(d, sum));
   for (; i < n; ++i) r += p[i];
   return r;
 }
 
+// The first elements up to a 64-byte boundary are added apart, so that the vector loads are
+// aligned (a misaligned AVX-512 load spans two cache lines). The split depends only on the
+// address, so a tensor's sum stays the same on any thread count.
 template <class T>
 double sum_loop(const void* in, int64_t n) {
-  return double(sum_block(static_cast<const T*>(in), size_t(n)));
+  const T* p = static_cast<const T*>(in);
+  size_t head = (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64 / sizeof(T);
+  if (reinterpret_cast<uintptr_t>(p) % sizeof(T) != 0 || head > size_t(n)) head = 0;
+  T h = 0;
+  for (size_t i = 0; i < head; ++i) h += p[i];
+  return double(h + sum_block(p + head, size_t(n) - head));
 }
 
 // One line: the max, the sum of exp(x - max), then the outputs (as backend/cpu/softmax.cpp).
@@ -340,6 +356,25 @@ void softmax_loop(const void* in_v, void* out_v, int64_t n, bool log) {
   }
 }
 
+void minmax_i64(const int64_t* p, int64_t n, int64_t* lo, int64_t* hi) {
+  const hn::ScalableTag<int64_t> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  auto vlo = hn::Set(d, p[0]), vhi = vlo;
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto x = hn::LoadU(d, p + i);
+    vlo = hn::Min(vlo, x);
+    vhi = hn::Max(vhi, x);
+  }
+  int64_t l = hn::GetLane(hn::MinOfLanes(d, vlo)), h = hn::GetLane(hn::MaxOfLanes(d, vhi));
+  for (; i < n; ++i) {
+    l = p[i] < l ? p[i] : l;
+    h = p[i] > h ? p[i] : h;
+  }
+  *lo = l;
+  *hi = h;
+}
+
 template <class T>
 void fill_table(Table& t, int row) {
 #define EMBER_UNARY(name, F, dtypes, ...)                       \
@@ -371,6 +406,7 @@ const Table* MakeTable() {
     t.target = hwy::TargetName(HWY_TARGET);
     fill_table<float>(t, 0);
     fill_table<double>(t, 1);
+    t.minmax_i64 = &minmax_i64;
     return t;
   }();
   return &table;

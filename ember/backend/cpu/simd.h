@@ -16,10 +16,12 @@ using UnaryFn = void (*)(const void* in, void* out, int64_t n);
 // The same with the op's parameters (ParamUnaryOp).
 using ParamUnaryFn = void (*)(const void* in, void* out, int64_t n, const Scalar* params);
 // out[i] = f(a[i], b[i]); `a_scalar` / `b_scalar`: that operand is one value used for every i.
-using BinaryFn = void (*)(const void* a, const void* b, void* out, int64_t n, bool a_scalar,
-                          bool b_scalar);
+using BinaryFn =
+    void (*)(const void* a, const void* b, void* out, int64_t n, bool a_scalar, bool b_scalar);
 // The sum of n contiguous values, accumulated in a fixed order (independent of threads).
 using SumFn = double (*)(const void* in, int64_t n);
+// The smallest and largest of n contiguous int64 values (n > 0): index bounds checks.
+using MinMaxFn = void (*)(const int64_t* in, int64_t n, int64_t* lo, int64_t* hi);
 // softmax (log_softmax when log) of one contiguous line of n values.
 using SoftmaxFn = void (*)(const void* in, void* out, int64_t n, bool log);
 
@@ -31,6 +33,7 @@ struct Table {
   BinaryFn binary[2][kNumBinaryOps] = {};
   SumFn sum[2] = {};
   SoftmaxFn softmax[2] = {};
+  MinMaxFn minmax_i64 = nullptr;
 };
 
 // The table for the best target this CPU supports (chosen on first use).

@@ -70,3 +70,27 @@ def _install_aliases(namespace):
             method = getattr(Tensor, target + suffix, None)
             if method is not None and not hasattr(Tensor, alias + suffix):
                 setattr(Tensor, alias + suffix, method)
+
+
+# In-place products, as PyTorch's addmm_ & co: the out-of-place op, copied into self (copy_
+# records the history, so autograd sees self's old value through the product).
+def _inplace_product(name):
+    def method(self, *args, **kwargs):
+        return self.copy_(getattr(_C, name)(self, *args, **kwargs))
+
+    method.__name__ = name + "_"
+    return method
+
+
+for _name in ("addmm", "addbmm", "baddbmm", "addmv"):
+    setattr(Tensor, _name + "_", _inplace_product(_name))
+
+
+def _install_inplace_functions(namespace):
+    """ember.exp_(x) and the like, as torch.exp_: the in-place method as a module function,
+    for every op that has both an ember.<op> function and a Tensor.<op>_ method."""
+    for name in dir(Tensor):
+        if not name.endswith("_") or name.startswith("_") or name in namespace:
+            continue
+        if name[:-1] in namespace:
+            namespace[name] = getattr(Tensor, name)

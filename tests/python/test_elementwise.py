@@ -245,3 +245,17 @@ def test_binary_ops_match_pytorch_when_installed():
         got = getattr(ember, name)(ember.from_numpy(fa), ember.from_numpy(fb)).numpy()
         want = getattr(torch, name)(torch.from_numpy(fa), torch.from_numpy(fb)).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-14, err_msg=name)
+
+
+def test_inplace_module_functions_and_products():
+    x = ember.tensor([0.0, 1.0])
+    assert ember.exp_(x) is x and x.tolist() == [1.0, pytest.approx(math.e)]
+    y = ember.tensor([-1.0, 2.0])
+    assert ember.relu_(y) is y and y.tolist() == [0.0, 2.0]
+    c = ember.ones(2, 2)
+    m = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert c.addmm_(m, m, beta=2, alpha=1) is c
+    assert c.tolist() == [[9.0, 12.0], [17.0, 24.0]]
+    v = ember.zeros(2)
+    v.addmv_(m, ember.tensor([1.0, 1.0]))
+    assert v.tolist() == [3.0, 7.0]

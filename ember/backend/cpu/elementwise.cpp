@@ -19,10 +19,14 @@ void simd_chunks(int64_t n, Run run) {
   parallel_for(0, n, kElementwiseGrain, [&](int64_t b, int64_t e) { run(b, e - b); });
 }
 
+// Below this many elements the portable flat loop is cheaper than looking up a vector loop
+// (the per-op overhead of tiny tensors is what counts there).
+constexpr int64_t kSimdMinElements = 64;
+
 // Contiguous float32 / float64 data through the vectorised loops of simd.h; false otherwise.
 bool simd_unary(int op, const Tensor& out, const Tensor& in) {
   const int row = simd_row(out.dtype());
-  if (row < 0 || !all_flat(out, {&in})) return false;
+  if (row < 0 || out.numel() < kSimdMinElements || !all_flat(out, {&in})) return false;
   const simd::UnaryFn fn = simd::table().unary[row][op];
   if (!fn) return false;
   const char* x = static_cast<const char*>(in.data_ptr());
@@ -34,7 +38,7 @@ bool simd_unary(int op, const Tensor& out, const Tensor& in) {
 
 bool simd_param_unary(int op, const Tensor& out, const Tensor& in, const Scalar* p) {
   const int row = simd_row(out.dtype());
-  if (row < 0 || !all_flat(out, {&in})) return false;
+  if (row < 0 || out.numel() < kSimdMinElements || !all_flat(out, {&in})) return false;
   const simd::ParamUnaryFn fn = simd::table().param_unary[row][op];
   if (!fn) return false;
   const char* x = static_cast<const char*>(in.data_ptr());
@@ -47,7 +51,7 @@ bool simd_param_unary(int op, const Tensor& out, const Tensor& in, const Scalar*
 // A binary op on contiguous operands, either of which may be a scalar or a one-element tensor.
 bool simd_binary(int op, const Tensor& out, const Operand& a, const Operand& b) {
   const int row = simd_row(out.dtype());
-  if (row < 0 || !out.is_contiguous()) return false;
+  if (row < 0 || out.numel() < kSimdMinElements || !out.is_contiguous()) return false;
   const simd::BinaryFn fn = simd::table().binary[row][op];
   if (!fn) return false;
   const int64_t n = out.numel(), es = int64_t(out.element_size());

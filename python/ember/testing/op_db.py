@@ -205,7 +205,8 @@ def np_sigmoid(x):
 
 
 def np_sign(x):
-    return x.copy() if x.dtype == np.bool_ else np.sign(x)
+    # PyTorch's sign(NaN) is 0 (NumPy's is NaN).
+    return x.copy() if x.dtype == np.bool_ else np.where(np.isnan(x), 0, np.sign(x))
 
 
 def promote_ref(f):

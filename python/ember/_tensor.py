@@ -72,8 +72,8 @@ def _install_aliases(namespace):
                 setattr(Tensor, alias + suffix, method)
 
 
-# In-place products, as PyTorch's addmm_ & co: the out-of-place op, copied into self (copy_
-# records the history, so autograd sees self's old value through the product).
+# In-place products and scans, as PyTorch's addmm_ & co and cumsum_: the out-of-place op, copied
+# into self (copy_ records the history, so autograd sees self's old value through the op).
 def _inplace_product(name):
     def method(self, *args, **kwargs):
         return self.copy_(getattr(_C, name)(self, *args, **kwargs))
@@ -82,7 +82,7 @@ def _inplace_product(name):
     return method
 
 
-for _name in ("addmm", "addbmm", "baddbmm", "addmv"):
+for _name in ("addmm", "addbmm", "baddbmm", "addmv", "cumsum", "cumprod"):
     setattr(Tensor, _name + "_", _inplace_product(_name))
 
 

@@ -172,6 +172,13 @@ def test_aliases_are_the_same_ops():
     assert values(ember.tensor([0.0]).fix()) == [0.0]
 
 
+def test_functional_softmax_forms():
+    x = ember.tensor([[1.0, 2.0], [3.0, 5.0]])
+    assert F.softmax(x, dim=1).sum(1).tolist() == pytest.approx([1.0, 1.0])
+    assert F.softmax(x).tolist() == F.softmax(x, 1).tolist()  # the implicit dim of 2-d input
+    assert F.log_softmax(x, 0, dtype=ember.float64).dtype == ember.float64
+
+
 def test_functional_flags_and_errors():
     x = ember.tensor([-3.0, 0.5, 3.0])
     assert F.relu(x) is not x
@@ -260,6 +267,9 @@ def test_inplace_module_functions_and_products():
     v = ember.zeros(2)
     v.addmv_(m, ember.tensor([1.0, 1.0]))
     assert v.tolist() == [3.0, 7.0]
+    s = ember.tensor([1.0, 2.0, 3.0])
+    assert s.cumsum_(0) is s and s.tolist() == [1.0, 3.0, 6.0]
+    assert s.cumprod_(0).tolist() == [1.0, 3.0, 18.0]
 
 
 def _elementwise_specs():

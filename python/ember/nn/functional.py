@@ -20,6 +20,7 @@ __all__ = [
     "hardtanh_",
     "leaky_relu",
     "leaky_relu_",
+    "log_softmax",
     "logsigmoid",
     "mish",
     "pad",
@@ -30,6 +31,7 @@ __all__ = [
     "selu_",
     "sigmoid",
     "silu",
+    "softmax",
     "softplus",
     "softsign",
     "tanh",
@@ -157,3 +159,18 @@ def pad(input, pad, mode: str = "constant", value=None):
     pad(x, (1, 2)) adds 1 element before and 2 after the last dim. Negative pads crop. mode is
     "constant" (with `value`, default 0), "reflect", "replicate" or "circular"."""
     return _C._pad(input, tuple(pad), mode, value)
+
+
+def _softmax_dim(input, dim):
+    # PyTorch's rule for the deprecated implicit dim: 0 for 0-, 1- and 3-d input, else 1.
+    if dim is not None:
+        return dim
+    return 0 if input.dim() in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _C.softmax(input, _softmax_dim(input, dim), dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _C.log_softmax(input, _softmax_dim(input, dim), dtype=dtype)

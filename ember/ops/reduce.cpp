@@ -106,6 +106,7 @@ Tensor sum_impl(const Tensor& self,
                 const char* backward_name) {
   const Tensor in = cast(self, dtype);
   Tensor out = widening_reduce(ReduceOp::Sum, in, mask, keepdim, "sum");
+  if (dtype && out.dtype() != *dtype) out = to_dtype(out, *dtype);  // an integer dtype asked for
   if (any_requires_grad(in) && is_floating(out.dtype())) {
     record(backward_name, {&in}, {&out},
            [sizes = DimVector(in.sizes().data(), in.dim()), mask](TensorList& g, Node&) {
@@ -172,6 +173,7 @@ Tensor prod_impl(const Tensor& self,
                  const char* backward_name) {
   const Tensor in = cast(self, dtype);
   Tensor out = widening_reduce(ReduceOp::Prod, in, mask, keepdim, "prod");
+  if (dtype && out.dtype() != *dtype) out = to_dtype(out, *dtype);  // an integer dtype asked for
   if (any_requires_grad(in) && is_floating(out.dtype())) {
     record(
         backward_name, {&in}, {&out},

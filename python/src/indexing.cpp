@@ -5,12 +5,6 @@
 namespace ember::py {
 namespace {
 
-template <class F, class... Extra>
-void def_both(nb::module_& m, const char* name, F f, const Extra&... extra) {
-  m.def(name, f, nb::arg("input"), extra...);
-  tensor_class().def(name, f, extra...);
-}
-
 // index_fill / masked_fill values: a number or a 0-d tensor.
 Scalar fill_value(const TensorOrScalar& v, const char* op) {
   if (!v.tensor) return v.scalar;

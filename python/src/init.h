@@ -18,5 +18,12 @@ void init_utils(nb::module_& m);          // utils.cpp: threads, memory, printin
 
 // The nb::class_ of Tensor, for files that add methods to it.
 nb::class_<Tensor>& tensor_class();
+
+// Binds f as ember.<name>(input, ...) and as Tensor.<name>(...).
+template <class F, class... Extra>
+void def_both(nb::module_& m, const char* name, F f, const Extra&... extra) {
+  m.def(name, f, nb::arg("input"), extra...);
+  tensor_class().def(name, f, extra...);
+}
 void release_tensor_class();  // at the end of module initialisation
 }  // namespace ember::py

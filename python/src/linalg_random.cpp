@@ -5,13 +5,6 @@
 namespace ember::py {
 namespace {
 
-// Binds f as ember.<name>(input, ...) and as Tensor.<name>(...).
-template <class F, class... Extra>
-void def_both(nb::module_& m, const char* name, F f, const Extra&... extra) {
-  m.def(name, f, nb::arg("input"), extra...);
-  tensor_class().def(name, f, extra...);
-}
-
 bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
 
 double number_arg(nb::handle h, const char* what) { return arg_cast<double>(h, what, "a number"); }

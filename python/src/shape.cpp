@@ -5,13 +5,6 @@
 namespace ember::py {
 namespace {
 
-// Binds f as ember.<name>(input, ...) and as Tensor.<name>(...).
-template <class F, class... Extra>
-void def_both(nb::module_& m, const char* name, F f, const Extra&... extra) {
-  m.def(name, f, nb::arg("input"), extra...);
-  tensor_class().def(name, f, extra...);
-}
-
 // A tuple or list of tensors (a Tensor itself is refused, as PyTorch does).
 std::vector<Tensor> tensor_list(nb::handle h, const char* op) {
   const std::string what = std::string(op) + "(): argument 'tensors' must be a tuple of Tensors";

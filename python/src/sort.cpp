@@ -6,12 +6,6 @@
 namespace ember::py {
 namespace {
 
-template <class F, class... Extra>
-void def_both(nb::module_& m, const char* name, F f, const Extra&... extra) {
-  m.def(name, f, nb::arg("input"), extra...);
-  tensor_class().def(name, f, extra...);
-}
-
 // unique's result: the values alone, or a tuple with the inverse and counts asked for.
 nb::object unique_result(const std::tuple<Tensor, Tensor, Tensor>& r, bool inverse, bool counts) {
   if (!inverse && !counts) return wrap(std::get<0>(r));

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ember/backend/cpu/lines.h"
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
 #include "ember/backend/cpu/simd.h"
@@ -19,34 +20,6 @@
 
 namespace ember::cpu {
 namespace {
-
-// Coordinates of every dim but `dim` of `shape`, enumerated row-major, with the element offset
-// of each line's start in several tensors (each with its own strides).
-struct Lines {
-  DimVector sizes;
-  std::vector<DimVector> strides;  // per tensor, the strides of the dims in `sizes`
-  int64_t count = 1;
-
-  Lines(IntArrayRef shape, int64_t dim, std::initializer_list<const Tensor*> ts)
-      : strides(ts.size()) {
-    for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
-      if (d == dim) continue;
-      sizes.push_back(shape[d]);
-      count *= shape[d];
-      size_t k = 0;
-      for (const Tensor* t : ts) strides[k++].push_back(t->dim() ? t->strides()[d] : 0);
-    }
-  }
-  // The offsets of line l in each tensor.
-  void offsets(int64_t l, int64_t* out) const {
-    for (size_t k = 0; k < strides.size(); ++k) out[k] = 0;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      const int64_t c = l % sizes[d];
-      l /= sizes[d];
-      for (size_t k = 0; k < strides.size(); ++k) out[k] += c * strides[k][d];
-    }
-  }
-};
 
 int64_t stride_of(const Tensor& t, int64_t dim) { return t.dim() ? t.strides()[dim] : 0; }
 int64_t size_of(const Tensor& t, int64_t dim) { return t.dim() ? t.sizes()[dim] : 1; }

@@ -33,6 +33,12 @@ enum class SelectOp : uint8_t { Kth, Median, NanMedian };
 // The running operation of a scan kernel.
 enum class ScanOp : uint8_t { Sum, Prod, LogSumExp };
 
+struct ConvKernels;
+struct PoolKernels;
+struct NormKernels;
+struct LossKernels;
+struct RnnKernels;
+
 struct KernelTable {
   // out = f(in); out and in have the same shape and dtype.
   using Unary = void (*)(const Tensor& out, const Tensor& in);
@@ -172,6 +178,13 @@ struct KernelTable {
   Nonzero nonzero = nullptr;
   IndexBounds index_bounds = nullptr;
   SearchSorted searchsorted = nullptr;
+  // The neural-network ops' slots: one struct per topic, defined in kernels_<topic>.h and included
+  // only by that topic's op and kernel files, so a new slot does not rebuild everything.
+  const ConvKernels* conv = nullptr;
+  const PoolKernels* pool = nullptr;
+  const NormKernels* norm = nullptr;
+  const LossKernels* loss = nullptr;
+  const RnnKernels* rnn = nullptr;
 };
 
 // The table of `device`'s backend; throws if ember was built without it.
@@ -183,6 +196,15 @@ K kernel(K slot, Device device, const char* op) {
     EMBER_FAIL("[", op, "] has no kernel for device ", device);
   }
   return slot;
+}
+
+// A topic's slots (kernels(device).conv, ...), or throws "[op] has no <device> kernel".
+template <class K>
+const K& kernels_of(const K* topic, Device device, const char* op) {
+  if (!topic) [[unlikely]] {
+    EMBER_FAIL("[", op, "] has no kernel for device ", device);
+  }
+  return *topic;
 }
 
 // One registration function per backend, called from backend/kernels.cpp (the CUDA one only in

@@ -14,7 +14,8 @@ const std::vector<OpInfo>& op_registry() {
     for (auto table :
          {creation_op_infos(), view_op_infos(), elementwise_op_infos(), reduce_op_infos(),
           statistics_op_infos(), shape_op_infos(), softmax_op_infos(), indexing_op_infos(),
-          sort_op_infos(), linalg_op_infos(), random_op_infos()}) {
+          sort_op_infos(), linalg_op_infos(), random_op_infos(), nn_conv_op_infos(),
+          nn_pool_op_infos(), nn_norm_op_infos(), nn_loss_op_infos(), nn_rnn_op_infos()}) {
       v.insert(v.end(), table.begin(), table.end());
     }
     return v;

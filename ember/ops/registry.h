@@ -47,5 +47,10 @@ std::span<const OpInfo> indexing_op_infos();
 std::span<const OpInfo> sort_op_infos();
 std::span<const OpInfo> linalg_op_infos();
 std::span<const OpInfo> random_op_infos();
+std::span<const OpInfo> nn_conv_op_infos();
+std::span<const OpInfo> nn_pool_op_infos();
+std::span<const OpInfo> nn_norm_op_infos();
+std::span<const OpInfo> nn_loss_op_infos();
+std::span<const OpInfo> nn_rnn_op_infos();
 
 }  // namespace ember

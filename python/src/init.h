@@ -15,6 +15,11 @@ void init_linalg_random(nb::module_& m);  // linalg_random.cpp: addmm, einsum, .
 void init_autograd(nb::module_& m);       // autograd.cpp: grad mode, backward, custom functions
 void init_interop(nb::module_& m);        // interop.cpp: NumPy and DLPack
 void init_utils(nb::module_& m);          // utils.cpp: threads, memory, printing, registry
+void init_nn_conv(nb::module_& m);        // nn_conv.cpp: convolution
+void init_nn_pool(nb::module_& m);        // nn_pool.cpp: pooling
+void init_nn_norm(nb::module_& m);        // nn_norm.cpp: normalisation
+void init_nn_loss(nb::module_& m);        // nn_loss.cpp: losses
+void init_nn_rnn(nb::module_& m);         // nn_rnn.cpp: recurrent cells and sequences
 
 // The nb::class_ of Tensor, for files that add methods to it.
 nb::class_<Tensor>& tensor_class();

@@ -43,5 +43,10 @@ NB_MODULE(_C, m) {
   py::init_autograd(m);
   py::init_interop(m);
   py::init_utils(m);
+  py::init_nn_conv(m);
+  py::init_nn_pool(m);
+  py::init_nn_norm(m);
+  py::init_nn_loss(m);
+  py::init_nn_rnn(m);
   py::release_tensor_class();
 }

@@ -12,6 +12,11 @@ void register_kernels(KernelTable& t) {
   register_indexing(t);
   register_sort(t);
   register_scan(t);
+  register_nn_conv(t);
+  register_nn_pool(t);
+  register_nn_norm(t);
+  register_nn_loss(t);
+  register_nn_rnn(t);
 }
 
 }  // namespace ember::cpu

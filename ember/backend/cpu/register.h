@@ -12,4 +12,9 @@ void register_softmax(KernelTable& t);
 void register_indexing(KernelTable& t);
 void register_sort(KernelTable& t);
 void register_scan(KernelTable& t);
+void register_nn_conv(KernelTable& t);
+void register_nn_pool(KernelTable& t);
+void register_nn_norm(KernelTable& t);
+void register_nn_loss(KernelTable& t);
+void register_nn_rnn(KernelTable& t);
 }  // namespace ember::cpu

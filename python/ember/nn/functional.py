@@ -174,3 +174,26 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _C.log_softmax(input, _softmax_dim(input, dim), dtype=dtype)
+
+
+# The neural-network kernels, one module per topic.
+from ember.nn import (  # noqa: E402
+    _functional_conv,
+    _functional_loss,
+    _functional_norm,
+    _functional_pool,
+    _functional_rnn,
+)
+from ember.nn._functional_conv import *  # noqa: E402, F403
+from ember.nn._functional_loss import *  # noqa: E402, F403
+from ember.nn._functional_norm import *  # noqa: E402, F403
+from ember.nn._functional_pool import *  # noqa: E402, F403
+from ember.nn._functional_rnn import *  # noqa: E402, F403
+
+__all__ += (
+    _functional_conv.__all__
+    + _functional_pool.__all__
+    + _functional_norm.__all__
+    + _functional_loss.__all__
+    + _functional_rnn.__all__
+)

@@ -1186,4 +1186,20 @@ OPS += _op_db_indexing.records()
 from ember.testing import _op_db_sort  # noqa: E402
 
 OPS += _op_db_sort.records()
+
+from ember.testing import (  # noqa: E402
+    _op_db_nn_conv,
+    _op_db_nn_loss,
+    _op_db_nn_norm,
+    _op_db_nn_pool,
+    _op_db_nn_rnn,
+)
+
+OPS += (
+    _op_db_nn_conv.records()
+    + _op_db_nn_pool.records()
+    + _op_db_nn_norm.records()
+    + _op_db_nn_loss.records()
+    + _op_db_nn_rnn.records()
+)
 OP_DB = {spec.name: spec for spec in OPS}

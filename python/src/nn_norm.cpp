@@ -13,8 +13,21 @@ using OptTensor = std::optional<Tensor>;
 template <class F>
 auto inplace(F f) {
   return [f](nb::handle self, double p, bool train) {
-    f(nb::cast<Tensor&>(self), p, train);
+    Tensor x = arg_cast<Tensor>(self, "input", "a Tensor");
+    f(x, p, train);
     return nb::borrow(self);
+  };
+}
+
+// Dropout that does nothing (p = 0, evaluation, empty input) returns its input: the same Python
+// object, as in PyTorch.
+template <class F>
+auto same_or_new(F f) {
+  return [f](nb::handle input, double p, bool train) -> nb::object {
+    const Tensor x = arg_cast<Tensor>(input, "input", "a Tensor");
+    Tensor out = f(x, p, train);
+    if (out.is_same(x)) return nb::borrow(input);
+    return wrap(std::move(out));
   };
 }
 
@@ -54,27 +67,24 @@ void init_nn_norm(nb::module_& m) {
       nb::arg("bias").none() = nb::none(), nb::arg("eps") = 1e-5, nb::arg("cudnn_enabled") = true);
 
   // torch.dropout(input, p, train) and friends; in-place forms return self.
-  m.def(
-      "dropout", [](const Tensor& x, double p, bool train) { return dropout(x, p, train); },
-      nb::arg("input"), nb::arg("p"), nb::arg("train"));
+  m.def("dropout", same_or_new([](const Tensor& x, double p, bool t) { return dropout(x, p, t); }),
+        nb::arg("input"), nb::arg("p"), nb::arg("train"));
   m.def("dropout_", inplace([](Tensor& x, double p, bool t) { dropout_(x, p, t); }),
         nb::arg("input"), nb::arg("p"), nb::arg("train"));
-  m.def(
-      "alpha_dropout",
-      [](const Tensor& x, double p, bool train) { return alpha_dropout(x, p, train); },
-      nb::arg("input"), nb::arg("p"), nb::arg("train"));
+  m.def("alpha_dropout",
+        same_or_new([](const Tensor& x, double p, bool t) { return alpha_dropout(x, p, t); }),
+        nb::arg("input"), nb::arg("p"), nb::arg("train"));
   m.def("alpha_dropout_", inplace([](Tensor& x, double p, bool t) { alpha_dropout_(x, p, t); }),
         nb::arg("input"), nb::arg("p"), nb::arg("train"));
-  m.def(
-      "feature_dropout",
-      [](const Tensor& x, double p, bool train) { return feature_dropout(x, p, train); },
-      nb::arg("input"), nb::arg("p"), nb::arg("train"));
+  m.def("feature_dropout",
+        same_or_new([](const Tensor& x, double p, bool t) { return feature_dropout(x, p, t); }),
+        nb::arg("input"), nb::arg("p"), nb::arg("train"));
   m.def("feature_dropout_", inplace([](Tensor& x, double p, bool t) { feature_dropout_(x, p, t); }),
         nb::arg("input"), nb::arg("p"), nb::arg("train"));
-  m.def(
-      "feature_alpha_dropout",
-      [](const Tensor& x, double p, bool train) { return feature_alpha_dropout(x, p, train); },
-      nb::arg("input"), nb::arg("p"), nb::arg("train"));
+  m.def("feature_alpha_dropout", same_or_new([](const Tensor& x, double p, bool t) {
+          return feature_alpha_dropout(x, p, t);
+        }),
+        nb::arg("input"), nb::arg("p"), nb::arg("train"));
   m.def("feature_alpha_dropout_",
         inplace([](Tensor& x, double p, bool t) { feature_alpha_dropout_(x, p, t); }),
         nb::arg("input"), nb::arg("p"), nb::arg("train"));
@@ -99,7 +109,7 @@ void init_nn_norm(nb::module_& m) {
   nn.def(
       "feature_dropout",
       [](nb::handle self, double p, bool train, bool alpha, bool inplace, bool batched) {
-        Tensor& x = nb::cast<Tensor&>(self);
+        Tensor x = arg_cast<Tensor>(self, "input", "a Tensor");
         if (inplace) {
           if (alpha)
             feature_alpha_dropout_(x, p, train, batched);
@@ -107,8 +117,9 @@ void init_nn_norm(nb::module_& m) {
             feature_dropout_(x, p, train, batched);
           return nb::borrow(self);
         }
-        return wrap(alpha ? feature_alpha_dropout(x, p, train, batched)
-                          : feature_dropout(x, p, train, batched));
+        Tensor out = alpha ? feature_alpha_dropout(x, p, train, batched)
+                           : feature_dropout(x, p, train, batched);
+        return out.is_same(x) ? nb::borrow(self) : wrap(std::move(out));
       },
       nb::arg("input"), nb::arg("p"), nb::arg("train"), nb::arg("alpha"), nb::arg("inplace"),
       nb::arg("batched"));

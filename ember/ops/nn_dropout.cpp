@@ -17,7 +17,6 @@
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/nn_norm.h"
-#include "ember/ops/nn_norm_layout.h"
 #include "ember/ops/view.h"
 
 namespace ember {
@@ -55,9 +54,9 @@ Mask draw_mask(const Tensor& dense, double p) {
   return m;
 }
 
-// The tensor in a layout the kernel takes (contiguous or channels-last), a copy (with autograd
-// history) if needed.
-Tensor dense(const Tensor& x) { return detail::is_channels_last(x) ? x : contiguous(x); }
+// The tensor in a layout the kernel takes (dense, in any dim order: the output keeps it, as
+// PyTorch's empty_like does), a contiguous copy (with autograd history) otherwise.
+Tensor dense(const Tensor& x) { return x.is_non_overlapping_and_dense() ? x : contiguous(x); }
 
 // 1 / (1 - p) rounded as PyTorch's float noise.div_(1 - p) rounds it in x's dtype.
 double keep_scale(double p, DType dtype) {
@@ -118,7 +117,7 @@ Tensor& elementwise_dropout_(Tensor& self, double p, bool train, bool alpha, con
   if (p == 1) return self.mul_(Scalar(0.0));
   const bool recording = any_requires_grad(self);
   check_inplace(self, op, recording);
-  const bool in_place = self.is_contiguous() || detail::is_channels_last(self);
+  const bool in_place = self.is_non_overlapping_and_dense();
   if (recording || !in_place) {
     // Out of place on self's value (the gradient does not read it), then written back.
     const Tensor result = elementwise_dropout(self, p, train, alpha, op);

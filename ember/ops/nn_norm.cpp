@@ -20,7 +20,6 @@
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
-#include "ember/ops/nn_norm_layout.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/shape.h"
@@ -113,7 +112,7 @@ Tensor normalised_input_grad(const Tensor& gw,
 struct BatchNormSaved {
   Tensor mean, invstd;  // [C] in the compute dtype: the batch's, or the running ones (eval)
   bool train = true;
-  bool channels_last = false;
+  MemoryFormat format = MemoryFormat::Contiguous;  // the input's layout, kept by the output
   double eps = 0;
 };
 
@@ -148,15 +147,15 @@ TensorList batch_norm_backward(const Tensor& g,
     return r;
   }
   const DType cd = compute_dtype(x.dtype());
-  const Tensor xc = detail::in_layout(x.to(cd), s.channels_last);
-  const Tensor gc = detail::in_layout(g.to(cd), s.channels_last);
+  const Tensor xc = x.to(cd).contiguous(s.format);
+  const Tensor gc = g.to(cd).contiguous(s.format);
   Tensor dx, dw, db;
-  if (need_x) dx = detail::empty_in_layout(x.sizes(), cd, x.device(), s.channels_last);
+  if (need_x) dx = empty(x.sizes(), TensorOptions(cd).device(x.device()), s.format);
   if (need_w) dw = empty({C}, TensorOptions(cd).device(x.device()));
   if (need_b) db = empty({C}, TensorOptions(cd).device(x.device()));
   norm_kernels(x, "batch_norm")
       .batch_norm_backward(dx, dw, db, gc, xc, s.mean, s.invstd, flat(w, cd), s.train);
-  if (need_x) r[0] = detail::in_layout(dx.to(x.dtype()), s.channels_last);
+  if (need_x) r[0] = dx.to(x.dtype());
   r[1] = dw;
   r[2] = db;
   return r;
@@ -183,53 +182,6 @@ void write_back(const std::optional<Tensor>& r, const Tensor& k) {
 
 std::span<const OpInfo> nn_norm_op_infos() { return kNormOps; }
 
-namespace detail {
-
-bool is_channels_last(const Tensor& t) {
-  if ((t.dim() != 4 && t.dim() != 5) || t.is_contiguous()) return false;
-  const IntArrayRef s = t.sizes(), st = t.strides();
-  int64_t expect = 1;
-  auto ok = [&](int64_t d) {
-    if (s[d] != 1 && st[d] != expect) return false;
-    expect *= s[d];
-    return true;
-  };
-  if (!ok(1)) return false;
-  for (int64_t d = t.dim() - 1; d >= 2; --d)
-    if (!ok(d)) return false;
-  return ok(0);
-}
-
-DimVector channels_last_strides(IntArrayRef sizes) {
-  DimVector st(sizes.size());
-  int64_t expect = 1;
-  st[1] = expect;
-  expect *= std::max<int64_t>(sizes[1], 1);
-  for (size_t d = sizes.size() - 1; d >= 2; --d) {
-    st[d] = expect;
-    expect *= std::max<int64_t>(sizes[d], 1);
-  }
-  st[0] = expect;
-  return st;
-}
-
-Tensor empty_in_layout(IntArrayRef sizes, DType dtype, Device device, bool channels_last) {
-  const TensorOptions o = TensorOptions(dtype).device(device);
-  if (!channels_last) return empty(sizes, o);
-  return empty_strided(sizes, channels_last_strides(sizes), o);
-}
-
-Tensor in_layout(const Tensor& t, bool channels_last) {
-  NoGradGuard no_grad;
-  if (channels_last ? is_channels_last(t) : t.is_contiguous()) return t;
-  if (!channels_last) return contiguous(t);
-  Tensor out = empty_in_layout(t.sizes(), t.dtype(), t.device(), true);
-  out.copy_(t);
-  return out;
-}
-
-}  // namespace detail
-
 Tensor batch_norm(const Tensor& input,
                   const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias,
@@ -254,17 +206,18 @@ Tensor batch_norm(const Tensor& input,
   EMBER_CHECK(training || running_mean,
               "[batch_norm] running_mean must be defined in evaluation mode");
   const DType cd = compute_dtype(input.dtype());
-  const bool cl = detail::is_channels_last(input);
+  // Channels-last input: the kernel's rows layout, and a channels-last output (as PyTorch).
+  const MemoryFormat fmt = input.suggest_memory_format();
   BatchNormSaved s;
   s.train = training;
-  s.channels_last = cl;
+  s.format = fmt;
   s.eps = eps;
   Tensor out;
   {
     NoGradGuard no_grad;
-    const Tensor x = detail::in_layout(input.to(cd), cl);
+    const Tensor x = input.to(cd).contiguous(fmt);
     const Tensor w = flat(defined_or_empty(weight), cd), b = flat(defined_or_empty(bias), cd);
-    Tensor y = detail::empty_in_layout(x.sizes(), cd, x.device(), cl);
+    Tensor y = empty(x.sizes(), TensorOptions(cd).device(x.device()), fmt);
     const NormKernels& k = norm_kernels(input, op);
     const TensorOptions o = TensorOptions(cd).device(x.device());
     if (training) {
@@ -282,7 +235,7 @@ Tensor batch_norm(const Tensor& input,
       s.invstd = rsqrt(var + eps);
       k.batch_norm_eval(y, x, s.mean, var, w, b, eps);
     }
-    out = cd == input.dtype() ? y : detail::in_layout(y.to(input.dtype()), cl);
+    out = y.to(input.dtype());
   }
   const Tensor wt = defined_or_empty(weight), bt = defined_or_empty(bias);
   if (any_requires_grad({&input, &wt, &bt})) {
@@ -451,7 +404,7 @@ Tensor group_norm(const Tensor& input,
   check_param(weight, "weight", C, input, op);
   check_param(bias, "bias", C, input, op);
   const DType cd = compute_dtype(input.dtype());
-  const bool cl = detail::is_channels_last(input);
+  const MemoryFormat fmt = input.suggest_memory_format();
   Tensor out, mu, rstd;
   {
     NoGradGuard no_grad;
@@ -463,13 +416,13 @@ Tensor group_norm(const Tensor& input,
     norm_kernels(input, op).group_norm(y, mu, rstd, x, flat(defined_or_empty(weight), cd),
                                        flat(defined_or_empty(bias), cd), G, eps);
     // The kernel is planar; a channels-last input gets its layout back, as in PyTorch.
-    out = detail::in_layout(y.to(input.dtype()), cl);
+    out = y.to(input.dtype()).contiguous(fmt);
   }
   const Tensor wt = defined_or_empty(weight), bt = defined_or_empty(bias);
   if (any_requires_grad({&input, &wt, &bt})) {
     record("NativeGroupNormBackward0", {&input, &wt, &bt}, {&out},
            [sx = SavedTensor(input), sw = wt.defined() ? SavedTensor(wt) : SavedTensor(), mu, rstd,
-            N, C, G, nd, cl, eps](TensorList& g, Node& node) {
+            N, C, G, nd, fmt, eps](TensorList& g, Node& node) {
              const Tensor x = sx.unpack(node), w = sw.defined() ? sw.unpack(node) : Tensor();
              const auto& e = node.next_edges();
              TensorList r(3);
@@ -498,7 +451,7 @@ Tensor group_norm(const Tensor& input,
              if (e[2].valid()) db = empty({C}, o);
              norm_kernels(x, "group_norm")
                  .group_norm_backward(dx, dw, db, gc, xc, mu, rstd, flat(w, cd), G);
-             if (dx.defined()) r[0] = detail::in_layout(dx, cl);
+             if (dx.defined()) r[0] = dx.contiguous(fmt);
              r[1] = dw;
              r[2] = db;
              return r;

@@ -21,12 +21,8 @@ def t(a, dtype=ember.float64):
 
 def channels_last(a, dtype=ember.float32):
     """The array as an ember tensor with channels-last strides (C innermost)."""
-    perm = (0,) + tuple(range(2, a.ndim)) + (1,)
-    back = (0, a.ndim - 1) + tuple(range(1, a.ndim - 1))
-    nhwc = np.ascontiguousarray(a.transpose(perm)).astype(
-        np.float32 if dtype == ember.float32 else np.float64
-    )
-    return ember.from_numpy(nhwc).clone().permute(*back)
+    fmt = ember.channels_last if a.ndim == 4 else ember.channels_last_3d
+    return t(a, dtype).to(memory_format=fmt)
 
 
 def np_bn(x, w, b, mean, var, eps):

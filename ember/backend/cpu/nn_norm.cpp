@@ -416,38 +416,45 @@ void layer_norm_backward_kernel(const Tensor& grad_input,
     // added in order in double (Note [Deterministic norm statistics]).
     const int64_t block = std::max<int64_t>(1, kBlock / n), blocks = (M + block - 1) / block;
     const bool params = dw || db;
-    std::vector<T> pw(params && dw ? size_t(blocks * n) : 0),
-        pb(params && db ? size_t(blocks * n) : 0);
+    std::vector<T> pw(params ? static_cast<size_t>(blocks * n) : 0, T(0));
+    std::vector<T> pb(params ? static_cast<size_t>(blocks * n) : 0, T(0));
     parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t blk = b0; blk < b1; ++blk) {
-        T* bw = dw ? pw.data() + blk * n : nullptr;
-        T* bb = db ? pb.data() + blk * n : nullptr;
+        T* bw = params ? pw.data() + blk * n : nullptr;
+        T* bb = params ? pb.data() + blk * n : nullptr;
         for (int64_t r = blk * block; r < std::min(M, (blk + 1) * block); ++r) {
           const T* gr = gp + r * n;
           const T* xr = xp + r * n;
+          // dx = rstd * (g*w - mean(g*w) - xhat * mean(g*w*xhat)), xhat = (x - mean) * rstd:
+          // dx = rstd * g*w + bc * x + c0.
+          double bc = 0, c0 = 0;
+          const double rs = double(pr[r]);
           if (dx) {
-            // dx = rstd * (g*w - mean(g*w) - xhat * mean(g*w*xhat)), xhat = (x - mean) * rstd.
             double sgw, sgwx;
             L.ln_sums(gr, xr, w, n, pm[r], &sgw, &sgwx);
-            const double rs = double(pr[r]);
-            const double bc = -rs * rs * rs * sgwx / double(n);
-            const double c0 = -rs * sgw / double(n) - bc * double(pm[r]);
-            L.ln_dx(gr, xr, w, dx + r * n, n, T(rs), T(bc), T(c0));
+            bc = -rs * rs * rs * sgwx / double(n);
+            c0 = -rs * sgw / double(n) - bc * double(pm[r]);
           }
-          if (params) L.ln_accumulate(gr, xr, n, pm[r], pr[r], bw, bb);
+          L.ln_backward_row(gr, xr, w, dx ? dx + r * n : nullptr, n, pm[r], pr[r], T(rs), T(bc),
+                            T(c0), bw, bb);
         }
       }
     });
     if (!params) return;
+    // Column sums over the blocks, each task a run of columns read row by row.
     parallel_for(0, n, std::max<int64_t>(1, kGrain / blocks), [&](int64_t j0, int64_t j1) {
-      for (int64_t j = j0; j < j1; ++j) {
-        double sw = 0, sb = 0;
-        for (int64_t blk = 0; blk < blocks; ++blk) {
-          if (dw) sw += double(pw[size_t(blk * n + j)]);
-          if (db) sb += double(pb[size_t(blk * n + j)]);
+      std::vector<double> sw(static_cast<size_t>(j1 - j0), 0.0), sb(sw);
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        const T* rw = pw.data() + blk * n;
+        const T* rb = pb.data() + blk * n;
+        for (int64_t j = j0; j < j1; ++j) {
+          sw[size_t(j - j0)] += double(rw[j]);
+          sb[size_t(j - j0)] += double(rb[j]);
         }
-        if (dw) dw[j] = T(sw);
-        if (db) db[j] = T(sb);
+      }
+      for (int64_t j = j0; j < j1; ++j) {
+        if (dw) dw[j] = T(sw[size_t(j - j0)]);
+        if (db) db[j] = T(sb[size_t(j - j0)]);
       }
     });
   });

@@ -40,27 +40,34 @@ void moments(const T* x, int64_t n, double* mean_out, double* m2_out) {
   // rounding: mean = m + e / n, m2 = sum((x - m)^2) - e^2 / n.
   const T m = T(double(s) / double(n));
   const auto vm = hn::Set(d, m);
-  auto e0 = hn::Zero(d), e1 = hn::Zero(d), q0 = hn::Zero(d), q1 = hn::Zero(d);
+  auto e0 = hn::Zero(d), e1 = hn::Zero(d), e2 = hn::Zero(d), e3 = hn::Zero(d);
+  auto q0 = hn::Zero(d), q1 = hn::Zero(d), q2 = hn::Zero(d), q3 = hn::Zero(d);
   i = 0;
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const auto a = hn::Sub(hn::LoadU(d, x + i), vm);
-    const auto b = hn::Sub(hn::LoadU(d, x + i + N), vm);
-    e0 = hn::Add(e0, a);
-    e1 = hn::Add(e1, b);
-    q0 = hn::MulAdd(a, a, q0);
-    q1 = hn::MulAdd(b, b, q1);
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const auto a0 = hn::Sub(hn::LoadU(d, x + i), vm);
+    const auto a1 = hn::Sub(hn::LoadU(d, x + i + N), vm);
+    const auto a2 = hn::Sub(hn::LoadU(d, x + i + 2 * N), vm);
+    const auto a3 = hn::Sub(hn::LoadU(d, x + i + 3 * N), vm);
+    e0 = hn::Add(e0, a0);
+    e1 = hn::Add(e1, a1);
+    e2 = hn::Add(e2, a2);
+    e3 = hn::Add(e3, a3);
+    q0 = hn::MulAdd(a0, a0, q0);
+    q1 = hn::MulAdd(a1, a1, q1);
+    q2 = hn::MulAdd(a2, a2, q2);
+    q3 = hn::MulAdd(a3, a3, q3);
   }
   for (; i + N <= n; i += N) {
-    const auto a = hn::Sub(hn::LoadU(d, x + i), vm);
-    e0 = hn::Add(e0, a);
-    q0 = hn::MulAdd(a, a, q0);
+    const auto a0 = hn::Sub(hn::LoadU(d, x + i), vm);
+    e0 = hn::Add(e0, a0);
+    q0 = hn::MulAdd(a0, a0, q0);
   }
-  T e = hn::GetLane(hn::SumOfLanes(d, hn::Add(e0, e1)));
-  T q = hn::GetLane(hn::SumOfLanes(d, hn::Add(q0, q1)));
+  T e = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(e0, e1), hn::Add(e2, e3))));
+  T q = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(q0, q1), hn::Add(q2, q3))));
   for (; i < n; ++i) {
-    const T a = x[i] - m;
-    e += a;
-    q += a * a;
+    const T a0 = x[i] - m;
+    e += a0;
+    q += a0 * a0;
   }
   const double ed = double(e), qd = double(q);
   *mean_out = double(m) + ed / double(n);
@@ -82,33 +89,53 @@ void affine(const T* x, T* y, int64_t n, T scale, T shift) {
   for (; i < n; ++i) y[i] = x[i] * scale + shift;
 }
 
-template <class T>
-void dot_sums(const T* g, const T* x, int64_t n, T mean, double* sg, double* sgx) {
+// sum(g * w) and sum(g * w * (x - mean)) (W: with a per-element weight), four accumulator
+// pairs so that the adds do not wait on each other.
+template <bool W, class T>
+void weighted_dot_sums(
+    const T* g, const T* x, const T* w, int64_t n, T mean, double* sg, double* sgx) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
   const auto vm = hn::Set(d, mean);
-  auto a0 = hn::Zero(d), a1 = hn::Zero(d), b0 = hn::Zero(d), b1 = hn::Zero(d);
+  auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  auto b0 = hn::Zero(d), b1 = hn::Zero(d), b2 = hn::Zero(d), b3 = hn::Zero(d);
+  auto load_g = [&](int64_t i) {
+    if constexpr (W)
+      return hn::Mul(hn::LoadU(d, g + i), hn::LoadU(d, w + i));
+    else
+      return hn::LoadU(d, g + i);
+  };
   int64_t i = 0;
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const auto g0 = hn::LoadU(d, g + i), g1 = hn::LoadU(d, g + i + N);
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const auto g0 = load_g(i), g1 = load_g(i + N), g2 = load_g(i + 2 * N), g3 = load_g(i + 3 * N);
     a0 = hn::Add(a0, g0);
     a1 = hn::Add(a1, g1);
+    a2 = hn::Add(a2, g2);
+    a3 = hn::Add(a3, g3);
     b0 = hn::MulAdd(g0, hn::Sub(hn::LoadU(d, x + i), vm), b0);
     b1 = hn::MulAdd(g1, hn::Sub(hn::LoadU(d, x + i + N), vm), b1);
+    b2 = hn::MulAdd(g2, hn::Sub(hn::LoadU(d, x + i + 2 * N), vm), b2);
+    b3 = hn::MulAdd(g3, hn::Sub(hn::LoadU(d, x + i + 3 * N), vm), b3);
   }
   for (; i + N <= n; i += N) {
-    const auto g0 = hn::LoadU(d, g + i);
+    const auto g0 = load_g(i);
     a0 = hn::Add(a0, g0);
     b0 = hn::MulAdd(g0, hn::Sub(hn::LoadU(d, x + i), vm), b0);
   }
-  T a = hn::GetLane(hn::SumOfLanes(d, hn::Add(a0, a1)));
-  T b = hn::GetLane(hn::SumOfLanes(d, hn::Add(b0, b1)));
+  T a = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  T b = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(b0, b1), hn::Add(b2, b3))));
   for (; i < n; ++i) {
-    a += g[i];
-    b += g[i] * (x[i] - mean);
+    const T gi = W ? g[i] * w[i] : g[i];
+    a += gi;
+    b += gi * (x[i] - mean);
   }
   *sg = double(a);
   *sgx = double(b);
+}
+
+template <class T>
+void dot_sums(const T* g, const T* x, int64_t n, T mean, double* sg, double* sgx) {
+  weighted_dot_sums<false>(g, x, static_cast<const T*>(nullptr), n, mean, sg, sgx);
 }
 
 template <class T>
@@ -345,63 +372,80 @@ void ln_apply(const T* x, T* y, int64_t n, T mean, T rstd, const T* w, const T* 
 
 template <class T>
 void ln_sums(const T* g, const T* x, const T* w, int64_t n, T mean, double* sgw, double* sgwx) {
-  if (!w) return dot_sums(g, x, n, mean, sgw, sgwx);
-  const hn::ScalableTag<T> d;
-  const int64_t N = int64_t(hn::Lanes(d));
-  const auto vm = hn::Set(d, mean);
-  auto a0 = hn::Zero(d), a1 = hn::Zero(d), b0 = hn::Zero(d), b1 = hn::Zero(d);
-  int64_t i = 0;
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const auto g0 = hn::Mul(hn::LoadU(d, g + i), hn::LoadU(d, w + i));
-    const auto g1 = hn::Mul(hn::LoadU(d, g + i + N), hn::LoadU(d, w + i + N));
-    a0 = hn::Add(a0, g0);
-    a1 = hn::Add(a1, g1);
-    b0 = hn::MulAdd(g0, hn::Sub(hn::LoadU(d, x + i), vm), b0);
-    b1 = hn::MulAdd(g1, hn::Sub(hn::LoadU(d, x + i + N), vm), b1);
-  }
-  T a = hn::GetLane(hn::SumOfLanes(d, hn::Add(a0, a1)));
-  T b = hn::GetLane(hn::SumOfLanes(d, hn::Add(b0, b1)));
-  for (; i < n; ++i) {
-    const T gw = g[i] * w[i];
-    a += gw;
-    b += gw * (x[i] - mean);
-  }
-  *sgw = double(a);
-  *sgwx = double(b);
+  if (w)
+    weighted_dot_sums<true>(g, x, w, n, mean, sgw, sgwx);
+  else
+    weighted_dot_sums<false>(g, x, w, n, mean, sgw, sgwx);
 }
 
-template <class T>
-void ln_dx(const T* g, const T* x, const T* w, T* dx, int64_t n, T a, T b, T c) {
-  if (!w) return axpby(g, x, dx, n, a, b, c);
+// One pass over a row: dx = a * g * w + b * x + c (DX), and dw += g * (x - mean) * rstd,
+// db += g (P).
+template <bool DX, bool W, bool P, class T>
+void ln_backward_row_impl(const T* g,
+                          const T* x,
+                          const T* w,
+                          T* dx,
+                          int64_t n,
+                          T mean,
+                          T rstd,
+                          T a,
+                          T b,
+                          T c,
+                          T* dw,
+                          T* db) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
   const auto va = hn::Set(d, a), vb = hn::Set(d, b), vc = hn::Set(d, c);
-  int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto t = hn::MulAdd(hn::LoadU(d, x + i), vb, vc);
-    const auto gw = hn::Mul(hn::LoadU(d, g + i), hn::LoadU(d, w + i));
-    hn::StoreU(hn::MulAdd(gw, va, t), d, dx + i);
-  }
-  for (; i < n; ++i) dx[i] = a * (g[i] * w[i]) + (b * x[i] + c);
-}
-
-template <class T>
-void ln_accumulate(const T* g, const T* x, int64_t n, T mean, T rstd, T* dw, T* db) {
-  const hn::ScalableTag<T> d;
-  const int64_t N = int64_t(hn::Lanes(d));
   const auto vm = hn::Set(d, mean), vr = hn::Set(d, rstd);
   int64_t i = 0;
   for (; i + N <= n; i += N) {
-    const auto gv = hn::LoadU(d, g + i);
-    if (dw) {
-      const auto h = hn::Mul(hn::Sub(hn::LoadU(d, x + i), vm), vr);
-      hn::StoreU(hn::MulAdd(gv, h, hn::LoadU(d, dw + i)), d, dw + i);
+    const auto gv = hn::LoadU(d, g + i), xv = hn::LoadU(d, x + i);
+    if constexpr (DX) {
+      const auto gw = W ? hn::Mul(gv, hn::LoadU(d, w + i)) : gv;
+      hn::StoreU(hn::MulAdd(gw, va, hn::MulAdd(xv, vb, vc)), d, dx + i);
     }
-    if (db) hn::StoreU(hn::Add(gv, hn::LoadU(d, db + i)), d, db + i);
+    if constexpr (P) {
+      const auto h = hn::Mul(hn::Sub(xv, vm), vr);
+      hn::StoreU(hn::MulAdd(gv, h, hn::LoadU(d, dw + i)), d, dw + i);
+      hn::StoreU(hn::Add(gv, hn::LoadU(d, db + i)), d, db + i);
+    }
   }
   for (; i < n; ++i) {
-    if (dw) dw[i] += g[i] * ((x[i] - mean) * rstd);
-    if (db) db[i] += g[i];
+    if constexpr (DX) dx[i] = a * (W ? g[i] * w[i] : g[i]) + (b * x[i] + c);
+    if constexpr (P) {
+      dw[i] += g[i] * ((x[i] - mean) * rstd);
+      db[i] += g[i];
+    }
+  }
+}
+
+template <class T>
+void ln_backward_row(const T* g,
+                     const T* x,
+                     const T* w,
+                     T* dx,
+                     int64_t n,
+                     T mean,
+                     T rstd,
+                     T a,
+                     T b,
+                     T c,
+                     T* dw,
+                     T* db) {
+  const int k = (dx ? 4 : 0) + (w ? 2 : 0) + (dw ? 1 : 0);
+  switch (k) {
+#define EMBER_LN_CASE(K, DX, W, P) \
+  case K:                          \
+    return ln_backward_row_impl<DX, W, P>(g, x, w, dx, n, mean, rstd, a, b, c, dw, db);
+    EMBER_LN_CASE(1, false, false, true)
+    EMBER_LN_CASE(3, false, true, true)
+    EMBER_LN_CASE(4, true, false, false)
+    EMBER_LN_CASE(5, true, false, true)
+    EMBER_LN_CASE(6, true, true, false)
+    EMBER_LN_CASE(7, true, true, true)
+#undef EMBER_LN_CASE
+    default:
+      return;
   }
 }
 
@@ -529,8 +573,7 @@ void fill_loops(Loops<T>& t) {
   t.rows_axpby = &rows_axpby<T>;
   t.ln_apply = &ln_apply<T>;
   t.ln_sums = &ln_sums<T>;
-  t.ln_dx = &ln_dx<T>;
-  t.ln_accumulate = &ln_accumulate<T>;
+  t.ln_backward_row = &ln_backward_row<T>;
   t.dropout = &dropout<T>;
 }
 

@@ -41,10 +41,20 @@ struct Loops {
   // sgw = sum(g * w), sgwx = sum(g * w * (x - mean)) (w may be null: 1).
   void (*ln_sums)(
       const T* g, const T* x, const T* w, int64_t n, T mean, double* sgw, double* sgwx) = nullptr;
-  // dx = a * g * w + b * x + c (w may be null: 1).
-  void (*ln_dx)(const T* g, const T* x, const T* w, T* dx, int64_t n, T a, T b, T c) = nullptr;
-  // dw += g * (x - mean) * rstd and db += g (either may be null).
-  void (*ln_accumulate)(const T* g, const T* x, int64_t n, T mean, T rstd, T* dw, T* db) = nullptr;
+  // One row of the layer norm backward: dx = a * g * w + b * x + c where dx is not null (w
+  // null: 1), and, where dw is not null, dw += g * (x - mean) * rstd and db += g (both given).
+  void (*ln_backward_row)(const T* g,
+                          const T* x,
+                          const T* w,
+                          T* dx,
+                          int64_t n,
+                          T mean,
+                          T rstd,
+                          T a,
+                          T b,
+                          T c,
+                          T* dw,
+                          T* db) = nullptr;
   // Dropout of n contiguous values whose first is element 64 * k of the tensor and whose random
   // words come from Philox counter `counter` = base + 16 * k (Note [Dropout mask] in
   // backend/cpu/nn_norm.cpp): y = x * (kept ? mul : 0) + (kept ? add_kept : add_dropped), kept

@@ -11,6 +11,7 @@
 #include "ember/ops/nn_norm.h"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "ember/autograd/grad_mode.h"
@@ -31,6 +32,7 @@ namespace {
 const OpInfo kNormOps[] = {
     {"batch_norm", OpKind::Other, kFloatingTypes, true},
     {"layer_norm", OpKind::Other, kFloatingTypes, true},
+    {"rms_norm", OpKind::Other, kFloatingTypes, true},
     {"group_norm", OpKind::Other, kFloatingTypes, true},
     {"instance_norm", OpKind::Other, kFloatingTypes, true},
     {"nn.functional.local_response_norm", OpKind::Other, kFloatingTypes, true},
@@ -105,6 +107,36 @@ Tensor normalised_input_grad(const Tensor& gw,
                              const Tensor& rstd,
                              IntArrayRef dims) {
   return rstd * (gw - mean(gw, dims, true) - xhat * mean(gw * xhat, dims, true));
+}
+
+// layer_norm's and rms_norm's shape rules: a non-empty normalized_shape that ends the input's
+// shape, and parameters of that shape.
+void check_normalized_shape(const Tensor& input,
+                            IntArrayRef normalized_shape,
+                            const std::optional<Tensor>& weight,
+                            const std::optional<Tensor>& bias,
+                            const char* op) {
+  const int64_t k = int64_t(normalized_shape.size()), nd = input.dim();
+  EMBER_CHECK(k >= 1, "[", op,
+              "] Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+              "least one element, but got normalized_shape = ",
+              normalized_shape);
+  for (const auto* p : {&weight, &bias}) {
+    EMBER_CHECK(!*p || (*p)->sizes() == normalized_shape, "[", op, "] Expected ",
+                p == &weight ? "weight" : "bias",
+                " to be of same shape as normalized_shape, but got ",
+                p == &weight ? "weight" : "bias", " of shape ", (*p)->sizes(),
+                " and normalized_shape = ", normalized_shape);
+  }
+  EMBER_CHECK(
+      nd >= k && input.sizes().slice(size_t(nd - k), size_t(k)) == normalized_shape, "[", op,
+      "] Given normalized_shape=", normalized_shape, ", expected input with shape [*",
+      [&] {
+        std::ostringstream os;
+        for (int64_t s : normalized_shape) os << ", " << s;
+        return os.str();
+      }(),
+      "], but got input of size ", input.sizes());
 }
 
 // ---- batch norm ---------------------------------------------------------------------------------
@@ -295,27 +327,8 @@ Tensor layer_norm(const Tensor& input,
                   const std::optional<Tensor>& bias,
                   double eps) {
   const char* op = "layer_norm";
-  const int64_t k = int64_t(normalized_shape.size()), nd = input.dim();
-  EMBER_CHECK(k >= 1,
-              "[layer_norm] Expected normalized_shape to be at least 1-dimensional, i.e., "
-              "containing at least one element, but got normalized_shape = ",
-              normalized_shape);
-  for (const auto* p : {&weight, &bias}) {
-    EMBER_CHECK(!*p || (*p)->sizes() == normalized_shape, "[layer_norm] Expected ",
-                p == &weight ? "weight" : "bias",
-                " to be of same shape as normalized_shape, but got ",
-                p == &weight ? "weight" : "bias", " of shape ", (*p)->sizes(),
-                " and normalized_shape = ", normalized_shape);
-  }
-  EMBER_CHECK(
-      nd >= k && input.sizes().slice(size_t(nd - k), size_t(k)) == normalized_shape,
-      "[layer_norm] Given normalized_shape=", normalized_shape, ", expected input with shape [*",
-      [&] {
-        std::ostringstream os;
-        for (int64_t s : normalized_shape) os << ", " << s;
-        return os.str();
-      }(),
-      "], but got input of size ", input.sizes());
+  const int64_t k = int64_t(normalized_shape.size());
+  check_normalized_shape(input, normalized_shape, weight, bias, op);
   check_floating_input(input, op);
   int64_t n = 1;
   for (int64_t s : normalized_shape) n *= s;
@@ -374,6 +387,26 @@ Tensor layer_norm(const Tensor& input,
            });
   }
   return out;
+}
+
+Tensor rms_norm(const Tensor& input,
+                IntArrayRef normalized_shape,
+                const std::optional<Tensor>& weight,
+                std::optional<double> eps) {
+  check_normalized_shape(input, normalized_shape, weight, std::nullopt, "rms_norm");
+  check_floating_input(input, "rms_norm");
+  // PyTorch's composite: in the op-math type, eps defaulting to its machine epsilon; the result
+  // in the input's dtype.
+  const DType cd = compute_dtype(input.dtype());
+  const double e = eps ? *eps
+                       : (cd == kFloat64 ? std::numeric_limits<double>::epsilon()
+                                         : double(std::numeric_limits<float>::epsilon()));
+  const int64_t nd = input.dim(), k = int64_t(normalized_shape.size());
+  const DimVector dims = dims_except(nd, 0, nd - k);
+  const Tensor x = input.to(cd);
+  Tensor r = x * rsqrt(mean(x * x, dims, true) + e);
+  if (weight) r = r * *weight;
+  return r.to(input.dtype());
 }
 
 // ---- group norm ---------------------------------------------------------------------------------

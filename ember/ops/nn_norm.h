@@ -31,6 +31,12 @@ Tensor layer_norm(const Tensor& input,
                   const std::optional<Tensor>& weight = std::nullopt,
                   const std::optional<Tensor>& bias = std::nullopt,
                   double eps = 1e-5);
+// Root-mean-square norm over the last normalized_shape.size() dims: x / sqrt(mean(x^2) + eps) *
+// weight; eps defaults to the machine epsilon of the computing dtype (torch.rms_norm).
+Tensor rms_norm(const Tensor& input,
+                IntArrayRef normalized_shape,
+                const std::optional<Tensor>& weight = std::nullopt,
+                std::optional<double> eps = std::nullopt);
 // Normalises each group of C / num_groups channels of every sample of an (N, C, *) input, then
 // scales and shifts per channel (weight and bias [C]).
 Tensor group_norm(const Tensor& input,

@@ -60,6 +60,12 @@ void init_nn_norm(nb::module_& m) {
       nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none() = nb::none(),
       nb::arg("bias").none() = nb::none(), nb::arg("eps") = 1e-5, nb::arg("cudnn_enable") = true);
   m.def(
+      "rms_norm",
+      [](const Tensor& input, DimVector normalized_shape, OptTensor weight,
+         std::optional<double> eps) { return rms_norm(input, normalized_shape, weight, eps); },
+      nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none() = nb::none(),
+      nb::arg("eps") = nb::none());
+  m.def(
       "group_norm",
       [](const Tensor& input, int64_t num_groups, OptTensor weight, OptTensor bias, double eps,
          bool) { return group_norm(input, num_groups, weight, bias, eps); },

@@ -429,12 +429,20 @@ def test_against_pytorch():
         (F.group_norm(x, 3, w, b), tf.group_norm(xt, 3, wt, bt)),
         (F.instance_norm(x, weight=w, bias=b), tf.instance_norm(xt, weight=wt, bias=bt)),
         (F.layer_norm(x, [5, 4]), tf.layer_norm(xt, [5, 4])),
+        (F.rms_norm(x, [4], x[0, 0, 0]), tf.rms_norm(xt, [4], xt[0, 0, 0])),
         (F.local_response_norm(x, 3, 0.5, 0.6, 1.5), tf.local_response_norm(xt, 3, 0.5, 0.6, 1.5)),
         (F.local_response_norm(x[:, :, 0], 4), tf.local_response_norm(xt[:, :, 0], 4)),
         (F.normalize(x, 3.0, -1), tf.normalize(xt, 3.0, -1)),
     ]
     for got, want in cases:
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+    # rms_norm's default eps is float32's machine epsilon for float32 input.
+    x32 = rng.normal(scale=1e-4, size=(3, 8)).astype(np.float32)
+    np.testing.assert_allclose(
+        F.rms_norm(ember.from_numpy(x32), [8]).numpy(),
+        tf.rms_norm(torch.from_numpy(x32), [8]).numpy(),
+        rtol=1e-5,
+    )
     rm, rv = ember.zeros(6, dtype=ember.float64), ember.ones(6, dtype=ember.float64)
     rmt, rvt = torch.zeros(6, dtype=torch.float64), torch.ones(6, dtype=torch.float64)
     for momentum in (0.1, 0.9):

@@ -24,6 +24,7 @@ __all__: list[str] = [
     "layer_norm",
     "local_response_norm",
     "normalize",
+    "rms_norm",
 ]
 
 
@@ -87,6 +88,10 @@ def instance_norm(
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     return _C.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _C.rms_norm(input, normalized_shape, weight, eps)
 
 
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):

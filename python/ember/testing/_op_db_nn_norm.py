@@ -182,6 +182,33 @@ def _layer_norm_errors():
     ]
 
 
+def _rms_norm(x, w=None, *, shape, eps=None):
+    return ember.rms_norm(x, shape, w, eps)
+
+
+def _np_rms_norm(x, w=None, *, shape, eps=None):
+    axes = tuple(range(x.ndim - len(shape), x.ndim))
+    eps = np.finfo(np.float32).eps if eps is None else eps
+    y = x / np.sqrt((x * x).mean(axes, keepdims=True) + eps) if x.size else x
+    return y if w is None else y * w
+
+
+def _rms_norm_samples(dtype, rng):
+    def arr(*s):
+        return make_array(s, dtype, rng)
+
+    default_eps = {"eps": float(np.finfo(np.float64).eps)} if dtype == ember.float64 else {}
+
+    return [
+        Sample((arr(3, 4), arr(4)), {"shape": [4], **default_eps}, desc="rows"),
+        Sample((arr(2, 3, 4), arr(3, 4)), {"shape": [3, 4], "eps": 1e-3}, desc="2 dims"),
+        # Default eps: float32's machine epsilon, except for float64 (given here: the reference
+        # does not know the dtype).
+        Sample((arr(5),), {"shape": [5], **default_eps}, desc="1-d, no weight"),
+        Sample((arr(0, 4), arr(4)), {"shape": [4], "eps": 1e-5}, desc="no rows", grad=False),
+    ]
+
+
 def _group_norm(x, w=None, b=None, *, groups, eps=1e-5):
     return ember.group_norm(x, groups, w, b, eps)
 
@@ -487,6 +514,22 @@ def records():
             _layer_norm_samples,
             gradgrad=True,
             errors=_layer_norm_errors,
+        ),
+        OpSpec(
+            "rms_norm",
+            _rms_norm,
+            _np_rms_norm,
+            FLOATING,
+            _rms_norm_samples,
+            gradgrad=True,
+            errors=lambda: [
+                ErrorSample(
+                    lambda: ember.rms_norm(ember.ones(4, 3), [4]),
+                    RuntimeError,
+                    "[rms_norm] Given normalized_shape=[4], expected input with shape [*, 4]",
+                    "shape mismatch",
+                )
+            ],
         ),
         OpSpec(
             "group_norm",

@@ -6,7 +6,10 @@
 // Per-channel (per-row, per-group) sums are computed per piece: a run of at most kChunk
 // elements of one plane, or a block of rows of at most kBlock elements (channels-last data). The
 // pieces depend on the shape only; each piece's mean and squared deviations are computed in
-// cache by two passes, and the pieces are merged in piece order with Chan's formula in double.
+// cache by two passes, and the pieces are merged in piece order in double: the mean is the
+// count-weighted mean of the pieces' means, and m2 = sum(m2_b + n_b * (mean_b - mean)^2) (the
+// pieces' own deviations plus their means' spread; runs of one row or group merge one at a time
+// with Chan's update, Moments below).
 // Threads only decide who computes which piece, so the results are the same on any thread count.
 #include <algorithm>
 #include <cmath>
@@ -21,7 +24,9 @@ namespace ember::cpu {
 namespace {
 
 constexpr int64_t kChunk = 16384;  // elements of one planar run (64 KiB of float32)
-constexpr int64_t kBlock = 32768;  // elements of one block of rows
+// Elements of one block of rows (256 KiB of float32: fits L2). Each block leaves C partial
+// sums to merge, so wide rows (C = 256) want blocks of many rows.
+constexpr int64_t kBlock = 65536;
 constexpr int64_t kGrain = 32768;  // elements of work per task
 
 // Moments (count, mean, sum of squared deviations) of consecutive pieces, merged in order
@@ -42,15 +47,15 @@ T* ptr(const Tensor& t) {
   return t.defined() ? static_cast<T*>(t.data_ptr()) : nullptr;
 }
 
-// The moments of n contiguous values, in runs of kChunk.
+// The moments of n contiguous values, in runs of kChunk; `next` (or null) is prefetched at the end.
 template <class T>
-Moments chunked_moments(const T* x, int64_t n) {
+Moments chunked_moments(const T* x, int64_t n, const T* next) {
   const auto& L = norm_simd::loops<T>();
   Moments m;
   for (int64_t s = 0; s < n; s += kChunk) {
     const int64_t len = std::min(kChunk, n - s);
     double mu, q;
-    L.moments(x + s, len, &mu, &q);
+    L.moments(x + s, len, &mu, &q, s + kChunk < n ? x + s + kChunk : next);
     m.add(double(len), mu, q);
   }
   return m;
@@ -101,45 +106,62 @@ template <class T>
 void bn_stats(const Geometry& g, const T* x, std::vector<double>& mean, std::vector<double>& var) {
   const auto& L = norm_simd::loops<T>();
   const int64_t C = g.C;
-  std::vector<Moments> acc(static_cast<size_t>(C));
+  const size_t Cs = static_cast<size_t>(C);
   if (g.rows) {
     std::vector<double> pm(static_cast<size_t>(g.blocks * C)),
         pq(static_cast<size_t>(g.blocks * C));
     parallel_for(0, g.blocks, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t r0 = b * g.block, rows = std::min(g.block, g.M - r0);
-        L.rows_moments(x + r0 * C, rows, C, pm.data() + b * C, pq.data() + b * C);
+        const T* nxt = b + 1 < b1 && rows == g.block ? x + (r0 + rows) * C : nullptr;
+        L.rows_moments(x + r0 * C, rows, C, pm.data() + b * C, pq.data() + b * C, nxt);
       }
     });
+    // The blocks merged per channel: mean = sum(n_b * mean_b) / M, then
+    // m2 = sum(m2_b + n_b * (mean_b - mean)^2); blocks in order, channels innermost.
+    std::fill(mean.begin(), mean.end(), 0.0);
+    std::fill(var.begin(), var.end(), 0.0);
     for (int64_t b = 0; b < g.blocks; ++b) {
-      const double rows = double(std::min(g.block, g.M - b * g.block));
-      for (int64_t c = 0; c < C; ++c)
-        acc[size_t(c)].add(rows, pm[size_t(b * C + c)], pq[size_t(b * C + c)]);
+      const double nb = double(std::min(g.block, g.M - b * g.block));
+      const double* m = pm.data() + b * C;
+      for (size_t c = 0; c < Cs; ++c) mean[c] += nb * m[c];
+    }
+    for (size_t c = 0; c < Cs; ++c) mean[c] /= double(g.M);
+    for (int64_t b = 0; b < g.blocks; ++b) {
+      const double nb = double(std::min(g.block, g.M - b * g.block));
+      const double* m = pm.data() + b * C;
+      const double* q = pq.data() + b * C;
+      for (size_t c = 0; c < Cs; ++c) var[c] += q[c] + nb * (m[c] - mean[c]) * (m[c] - mean[c]);
     }
   } else {
     // Unit u = (c * N + n) * chunks + k: run k of plane (n, c); a channel's units are adjacent.
     const int64_t per_c = g.N * g.chunks, units = C * per_c;
     std::vector<double> pm(static_cast<size_t>(units)), pq(static_cast<size_t>(units));
     const int64_t run = std::min(g.S, kChunk);
+    auto len = [&](int64_t u) { return std::min(kChunk, g.S - (u % g.chunks) * kChunk); };
+    auto data = [&](int64_t u) {
+      const int64_t c = u / per_c, n = (u % per_c) / g.chunks;
+      return x + (n * C + c) * g.S + (u % g.chunks) * kChunk;
+    };
     parallel_for(0, units, std::max<int64_t>(1, kGrain / run), [&](int64_t u0, int64_t u1) {
       for (int64_t u = u0; u < u1; ++u) {
-        const int64_t c = u / per_c, n = (u % per_c) / g.chunks, k = u % g.chunks;
-        const int64_t off = (n * C + c) * g.S + k * kChunk;
-        L.moments(x + off, std::min(kChunk, g.S - k * kChunk), &pm[size_t(u)], &pq[size_t(u)]);
+        // The next unit's run is prefetched while this one is in cache.
+        L.moments(data(u), len(u), &pm[size_t(u)], &pq[size_t(u)],
+                  u + 1 < u1 ? data(u + 1) : nullptr);
       }
     });
-    for (int64_t c = 0; c < C; ++c) {
-      for (int64_t j = 0; j < per_c; ++j) {
-        const int64_t k = j % g.chunks, u = c * per_c + j;
-        acc[size_t(c)].add(double(std::min(kChunk, g.S - k * kChunk)), pm[size_t(u)],
-                           pq[size_t(u)]);
-      }
+    for (size_t c = 0; c < Cs; ++c) {
+      const double* m = pm.data() + c * size_t(per_c);
+      const double* q = pq.data() + c * size_t(per_c);
+      double mu = 0, m2 = 0;
+      for (int64_t j = 0; j < per_c; ++j) mu += double(len(j)) * m[j];
+      mu /= double(g.M);
+      for (int64_t j = 0; j < per_c; ++j) m2 += q[j] + double(len(j)) * (m[j] - mu) * (m[j] - mu);
+      mean[c] = mu;
+      var[c] = m2;
     }
   }
-  for (int64_t c = 0; c < C; ++c) {
-    mean[size_t(c)] = acc[size_t(c)].mean;
-    var[size_t(c)] = acc[size_t(c)].m2 / double(g.M);
-  }
+  for (size_t c = 0; c < Cs; ++c) var[c] /= double(g.M);
 }
 
 // out = x * scale[c] + shift[c].
@@ -375,7 +397,7 @@ void layer_norm_kernel(const Tensor& out,
     const T* b = ptr<T>(bias);
     parallel_for(0, M, std::max<int64_t>(1, kGrain / n), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
-        const Moments m = chunked_moments(xp + r * n, n);
+        const Moments m = chunked_moments(xp + r * n, n, r + 1 < r1 ? xp + (r + 1) * n : nullptr);
         const T mu = T(m.mean), rs = T(1.0 / std::sqrt(m.m2 / double(n) + eps));
         pm[r] = mu;
         pr[r] = rs;
@@ -484,7 +506,8 @@ void group_norm_kernel(const Tensor& out,
     parallel_for(0, N * groups, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, K)),
                  [&](int64_t u0, int64_t u1) {
                    for (int64_t u = u0; u < u1; ++u) {
-                     const Moments m = chunked_moments(xp + u * K, K);
+                     const Moments m =
+                         chunked_moments(xp + u * K, K, u + 1 < u1 ? xp + (u + 1) * K : nullptr);
                      const double mu = K > 0 ? m.mean : 0.0;
                      const double rs = 1.0 / std::sqrt((K > 0 ? m.m2 / double(K) : 0.0) + eps);
                      pm[u] = T(mu);

@@ -8,6 +8,7 @@
 #define HWY_TARGET_INCLUDE "ember/backend/cpu/nn_norm_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <cstdint>
@@ -22,7 +23,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // -----------------------------------------------------------------------------
 
 template <class T>
-void moments(const T* x, int64_t n, double* mean_out, double* m2_out) {
+void moments(const T* x, int64_t n, double* mean_out, double* m2_out, const T* next) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
   auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
@@ -43,7 +44,12 @@ void moments(const T* x, int64_t n, double* mean_out, double* m2_out) {
   auto e0 = hn::Zero(d), e1 = hn::Zero(d), e2 = hn::Zero(d), e3 = hn::Zero(d);
   auto q0 = hn::Zero(d), q1 = hn::Zero(d), q2 = hn::Zero(d), q3 = hn::Zero(d);
   i = 0;
+  // While this run is in cache, the memory system fetches the next one (one line per vector).
+  const int64_t line = 64 / int64_t(sizeof(T));
   for (; i + 4 * N <= n; i += 4 * N) {
+    if (next) {
+      for (int64_t k = 0; k < 4 * N; k += line) hwy::Prefetch(next + i + k);
+    }
     const auto a0 = hn::Sub(hn::LoadU(d, x + i), vm);
     const auto a1 = hn::Sub(hn::LoadU(d, x + i + N), vm);
     const auto a2 = hn::Sub(hn::LoadU(d, x + i + 2 * N), vm);
@@ -181,25 +187,32 @@ void column_sums(const T* x, int64_t rows, int64_t C, int64_t w, T* acc) {
 }
 
 template <class T>
-void rows_moments(const T* x, int64_t rows, int64_t C, double* mean, double* m2) {
+void rows_moments(const T* x, int64_t rows, int64_t C, double* mean, double* m2, const T* next) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
-  const double dn = double(rows);
+  const double inv_n = 1.0 / double(rows);
+  const T inv = T(inv_n);
+  const int64_t line = 64 / int64_t(sizeof(T));
   HWY_ALIGN T mv[kCols];
   HWY_ALIGN T be[4 * HWY_LANES(T)], bq[4 * HWY_LANES(T)];
   for (int64_t c0 = 0; c0 < C; c0 += kCols) {
     const int64_t w = C - c0 < kCols ? C - c0 : kCols;
     const T* xb = x + c0;
     column_sums(xb, rows, C, w, mv);
-    for (int64_t c = 0; c < w; ++c) mv[c] = mv[c] / T(rows);
+    {
+      const auto vi = hn::Set(d, inv);
+      int64_t c = 0;
+      for (; c + N <= w; c += N) hn::Store(hn::Mul(hn::Load(d, mv + c), vi), d, mv + c);
+      for (; c < w; ++c) mv[c] *= inv;
+    }
     double* mb = mean + c0;
     double* qb = m2 + c0;
     // mean = m + e / n, m2 = q - e^2 / n with e and q the sums of (x - m) and (x - m)^2.
     auto finish_b = [&](int64_t c, int64_t width) {
       for (int64_t k = 0; k < width; ++k) {
         const double e = double(be[k]);
-        mb[c + k] = double(mv[c + k]) + e / dn;
-        const double q = double(bq[k]) - e * e / dn;
+        mb[c + k] = double(mv[c + k]) + e * inv_n;
+        const double q = double(bq[k]) - e * e * inv_n;
         qb[c + k] = q > 0 ? q : 0;
       }
     };
@@ -211,6 +224,10 @@ void rows_moments(const T* x, int64_t rows, int64_t C, double* mean, double* m2)
       auto q0 = hn::Zero(d), q1 = hn::Zero(d), q2 = hn::Zero(d), q3 = hn::Zero(d);
       for (int64_t r = 0; r < rows; ++r) {
         const T* p = xb + r * C + c;
+        if (next) {
+          // The same lines of the next block (the same shape, rows after this one).
+          for (int64_t k = 0; k < 4 * N; k += line) hwy::Prefetch(next + (p - x) + k);
+        }
         const auto a0 = hn::Sub(hn::LoadU(d, p), m0), a1 = hn::Sub(hn::LoadU(d, p + N), m1);
         const auto a2 = hn::Sub(hn::LoadU(d, p + 2 * N), m2v);
         const auto a3 = hn::Sub(hn::LoadU(d, p + 3 * N), m3);

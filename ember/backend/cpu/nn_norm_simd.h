@@ -13,8 +13,9 @@ namespace ember::cpu::norm_simd {
 template <class T>
 struct Loops {
   // The mean of n > 0 contiguous values and the sum of squared deviations from it (two passes
-  // over memory the caller keeps small enough for the cache).
-  void (*moments)(const T* x, int64_t n, double* mean, double* m2) = nullptr;
+  // over memory the caller keeps small enough for the cache). `next` (or null): the piece the
+  // caller does next, prefetched during the second pass so that memory keeps streaming.
+  void (*moments)(const T* x, int64_t n, double* mean, double* m2, const T* next) = nullptr;
   // y = x * scale + shift.
   void (*affine)(const T* x, T* y, int64_t n, T scale, T shift) = nullptr;
   // sg = sum(g), sgx = sum(g * (x - mean)).
@@ -22,8 +23,10 @@ struct Loops {
   // dx = a * g + b * x + c.
   void (*axpby)(const T* g, const T* x, T* dx, int64_t n, T a, T b, T c) = nullptr;
   // The same per column of `rows` contiguous rows of C values (channels-last data): column c has
-  // its own mean / scale / shift / a / b / c; outputs are per column.
-  void (*rows_moments)(const T* x, int64_t rows, int64_t C, double* mean, double* m2) = nullptr;
+  // its own mean / scale / shift / a / b / c; outputs are per column. rows_moments' `next` is
+  // the next block of as many rows (or null).
+  void (*rows_moments)(
+      const T* x, int64_t rows, int64_t C, double* mean, double* m2, const T* next) = nullptr;
   void (*rows_affine)(const T* x, T* y, int64_t rows, int64_t C, const T* scale, const T* shift) =
       nullptr;
   void (*rows_dot_sums)(const T* g,

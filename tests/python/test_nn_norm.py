@@ -131,7 +131,7 @@ def test_batch_norm_without_running_stats_and_eval_saves_a_copy():
     "shape",
     [
         (3, 5, 131, 130),  # planes of 17030 values: two runs each
-        (700, 37),  # rows of 37 channels: no multiple of the vector width
+        (4000, 37),  # rows of 37 channels (no multiple of the vector width), 3 blocks
         (2, 70, 15, 17),  # planar
     ],
 )

@@ -12,6 +12,7 @@
 #include <hwy/highway.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ember/backend/cpu/nn_norm_simd.h"
 
@@ -164,10 +165,143 @@ void axpby(const T* g, const T* x, T* dx, int64_t n, T a, T b, T c) {
 // cache, holds four column vectors in registers across the rows.
 constexpr int64_t kCols = 512;
 
+// Rows of exactly K vectors (C = K * N with K <= 4, e.g. 16 to 64 float channels): the
+// per-column state stays in registers across the rows instead of in arrays.
+template <class T, class F>
+bool with_narrow_rows(int64_t C, F f) {
+  const int64_t N = int64_t(hn::Lanes(hn::ScalableTag<T>()));
+  if (C == N) return f(std::integral_constant<int, 1>()), true;
+  if (C == 2 * N) return f(std::integral_constant<int, 2>()), true;
+  if (C == 3 * N) return f(std::integral_constant<int, 3>()), true;
+  if (C == 4 * N) return f(std::integral_constant<int, 4>()), true;
+  return false;
+}
+
+// Calls f(k) for k < K (the column vectors of a narrow row).
+template <int K, class F>
+HWY_INLINE void for_vectors(F f) {
+  f(std::integral_constant<int, 0>());
+  if constexpr (K > 1) f(std::integral_constant<int, 1>());
+  if constexpr (K > 2) f(std::integral_constant<int, 2>());
+  if constexpr (K > 3) f(std::integral_constant<int, 3>());
+}
+
+template <int K, class T>
+void narrow_column_sums(const T* x, int64_t rows, T* acc) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = int64_t(hn::Lanes(d)), C = K * N;
+  auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+  auto sum = [&](auto k) -> decltype(s0)& {
+    if constexpr (k == 0) return s0;
+    if constexpr (k == 1) return s1;
+    if constexpr (k == 2) return s2;
+    if constexpr (k == 3) return s3;
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* p = x + r * C;
+    for_vectors<K>([&](auto k) { sum(k) = hn::Add(sum(k), hn::LoadU(d, p + k * N)); });
+  }
+  for_vectors<K>([&](auto k) { hn::Store(sum(k), d, acc + k * N); });
+}
+
+template <int K, class T>
+void narrow_affine(const T* x, T* y, int64_t rows, const T* scale, const T* shift) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = int64_t(hn::Lanes(d)), C = K * N;
+  const auto s0 = hn::LoadU(d, scale), s1 = hn::LoadU(d, scale + (K > 1 ? N : 0));
+  const auto s2 = hn::LoadU(d, scale + (K > 2 ? 2 * N : 0));
+  const auto s3 = hn::LoadU(d, scale + (K > 3 ? 3 * N : 0));
+  const auto h0 = hn::LoadU(d, shift), h1 = hn::LoadU(d, shift + (K > 1 ? N : 0));
+  const auto h2 = hn::LoadU(d, shift + (K > 2 ? 2 * N : 0));
+  const auto h3 = hn::LoadU(d, shift + (K > 3 ? 3 * N : 0));
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* p = x + r * C;
+    T* q = y + r * C;
+    hn::StoreU(hn::MulAdd(hn::LoadU(d, p), s0, h0), d, q);
+    if constexpr (K > 1) hn::StoreU(hn::MulAdd(hn::LoadU(d, p + N), s1, h1), d, q + N);
+    if constexpr (K > 2) hn::StoreU(hn::MulAdd(hn::LoadU(d, p + 2 * N), s2, h2), d, q + 2 * N);
+    if constexpr (K > 3) hn::StoreU(hn::MulAdd(hn::LoadU(d, p + 3 * N), s3, h3), d, q + 3 * N);
+  }
+}
+
+template <int K, class T>
+void narrow_dot_sums(const T* g, const T* x, int64_t rows, const T* mean, double* sg, double* sgx) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = int64_t(hn::Lanes(d)), C = K * N;
+  const auto m0 = hn::LoadU(d, mean), m1 = hn::LoadU(d, mean + (K > 1 ? N : 0));
+  const auto m2 = hn::LoadU(d, mean + (K > 2 ? 2 * N : 0));
+  const auto m3 = hn::LoadU(d, mean + (K > 3 ? 3 * N : 0));
+  auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  auto b0 = hn::Zero(d), b1 = hn::Zero(d), b2 = hn::Zero(d), b3 = hn::Zero(d);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* gp = g + r * C;
+    const T* xp = x + r * C;
+    const auto g0 = hn::LoadU(d, gp);
+    a0 = hn::Add(a0, g0);
+    b0 = hn::MulAdd(g0, hn::Sub(hn::LoadU(d, xp), m0), b0);
+    if constexpr (K > 1) {
+      const auto g1 = hn::LoadU(d, gp + N);
+      a1 = hn::Add(a1, g1);
+      b1 = hn::MulAdd(g1, hn::Sub(hn::LoadU(d, xp + N), m1), b1);
+    }
+    if constexpr (K > 2) {
+      const auto g2 = hn::LoadU(d, gp + 2 * N);
+      a2 = hn::Add(a2, g2);
+      b2 = hn::MulAdd(g2, hn::Sub(hn::LoadU(d, xp + 2 * N), m2), b2);
+    }
+    if constexpr (K > 3) {
+      const auto g3 = hn::LoadU(d, gp + 3 * N);
+      a3 = hn::Add(a3, g3);
+      b3 = hn::MulAdd(g3, hn::Sub(hn::LoadU(d, xp + 3 * N), m3), b3);
+    }
+  }
+  HWY_ALIGN T ba[4 * HWY_LANES(T)], bb[4 * HWY_LANES(T)];
+  hn::Store(a0, d, ba);
+  hn::Store(b0, d, bb);
+  if constexpr (K > 1) hn::Store(a1, d, ba + N), hn::Store(b1, d, bb + N);
+  if constexpr (K > 2) hn::Store(a2, d, ba + 2 * N), hn::Store(b2, d, bb + 2 * N);
+  if constexpr (K > 3) hn::Store(a3, d, ba + 3 * N), hn::Store(b3, d, bb + 3 * N);
+  for (int64_t c = 0; c < C; ++c) {
+    sg[c] = double(ba[c]);
+    sgx[c] = double(bb[c]);
+  }
+}
+
+template <int K, class T>
+void narrow_axpby(
+    const T* g, const T* x, T* dx, int64_t rows, const T* a, const T* b, const T* cc) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = int64_t(hn::Lanes(d)), C = K * N;
+  auto at = [&](const T* p, int k) { return hn::LoadU(d, p + (k < K ? k * N : 0)); };
+  const auto a0 = at(a, 0), a1 = at(a, 1), a2 = at(a, 2), a3 = at(a, 3);
+  const auto b0 = at(b, 0), b1 = at(b, 1), b2 = at(b, 2), b3 = at(b, 3);
+  const auto c0 = at(cc, 0), c1 = at(cc, 1), c2 = at(cc, 2), c3 = at(cc, 3);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* gp = g + r * C;
+    const T* xp = x + r * C;
+    T* q = dx + r * C;
+    hn::StoreU(hn::MulAdd(hn::LoadU(d, gp), a0, hn::MulAdd(hn::LoadU(d, xp), b0, c0)), d, q);
+    if constexpr (K > 1)
+      hn::StoreU(hn::MulAdd(hn::LoadU(d, gp + N), a1, hn::MulAdd(hn::LoadU(d, xp + N), b1, c1)), d,
+                 q + N);
+    if constexpr (K > 2)
+      hn::StoreU(
+          hn::MulAdd(hn::LoadU(d, gp + 2 * N), a2, hn::MulAdd(hn::LoadU(d, xp + 2 * N), b2, c2)), d,
+          q + 2 * N);
+    if constexpr (K > 3)
+      hn::StoreU(
+          hn::MulAdd(hn::LoadU(d, gp + 3 * N), a3, hn::MulAdd(hn::LoadU(d, xp + 3 * N), b3, c3)), d,
+          q + 3 * N);
+  }
+}
+
 template <class T>
 void column_sums(const T* x, int64_t rows, int64_t C, int64_t w, T* acc) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
+  if (w == C &&
+      with_narrow_rows<T>(C, [&](auto k) { narrow_column_sums<decltype(k)::value>(x, rows, acc); }))
+    return;
   for (int64_t c = 0; c < w; ++c) acc[c] = T(0);
   int64_t r = 0;
   for (; r + 2 <= rows; r += 2) {
@@ -280,6 +414,9 @@ template <class T>
 void rows_affine(const T* x, T* y, int64_t rows, int64_t C, const T* scale, const T* shift) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
+  if (with_narrow_rows<T>(
+          C, [&](auto k) { narrow_affine<decltype(k)::value>(x, y, rows, scale, shift); }))
+    return;
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * C;
     T* yr = y + r * C;
@@ -298,6 +435,9 @@ void rows_dot_sums(
     const T* g, const T* x, int64_t rows, int64_t C, const T* mean, double* sg, double* sgx) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
+  if (with_narrow_rows<T>(
+          C, [&](auto k) { narrow_dot_sums<decltype(k)::value>(g, x, rows, mean, sg, sgx); }))
+    return;
   HWY_ALIGN T sa[kCols], sb[kCols];
   for (int64_t c0 = 0; c0 < C; c0 += kCols) {
     const int64_t w = C - c0 < kCols ? C - c0 : kCols;
@@ -344,6 +484,9 @@ void rows_axpby(
     const T* g, const T* x, T* dx, int64_t rows, int64_t C, const T* a, const T* b, const T* cc) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
+  if (with_narrow_rows<T>(
+          C, [&](auto k) { narrow_axpby<decltype(k)::value>(g, x, dx, rows, a, b, cc); }))
+    return;
   for (int64_t r = 0; r < rows; ++r) {
     const T* gr = g + r * C;
     const T* xr = x + r * C;

@@ -159,7 +159,7 @@ def test_batch_norm_larger_shapes_forward_and_backward(shape):
     np.testing.assert_allclose(be.grad.numpy(), db, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("shape", [(2, 19, 5, 6), (2, 64, 3, 4), (2, 3, 2, 3, 4)])
+@pytest.mark.parametrize("shape", [(2, 19, 5, 6), (2, 64, 3, 4), (3, 70, 3, 3), (2, 3, 2, 3, 4)])
 def test_batch_norm_channels_last_keeps_layout_and_values(shape):
     rng = rng_for(f"cl{shape}")
     c = shape[1]

@@ -160,9 +160,8 @@ void axpby(const T* g, const T* x, T* dx, int64_t n, T a, T b, T c) {
 
 // ---- rows of C columns (channels-last) ----------------------------------------------------------
 
-// Columns are taken kCols at a time. The first pass adds whole rows in memory order into an
-// array of column sums (sequential reads, two rows per step); the second pass, over data now in
-// cache, holds four column vectors in registers across the rows.
+// Columns are taken kCols at a time; both passes hold four column vectors in registers down
+// the rows of the block (the second pass reads the block from cache).
 constexpr int64_t kCols = 512;
 
 // Rows of exactly K vectors (C = K * N with K <= 4, e.g. 16 to 64 float channels): the
@@ -187,9 +186,12 @@ HWY_INLINE void for_vectors(F f) {
 }
 
 template <int K, class T>
-void narrow_column_sums(const T* x, int64_t rows, T* acc) {
+void narrow_column_sums(const T* x,
+                        int64_t rows,
+                        T* acc,
+                        int64_t ld = K * int64_t(hn::Lanes(hn::ScalableTag<T>()))) {
   const hn::ScalableTag<T> d;
-  const int64_t N = int64_t(hn::Lanes(d)), C = K * N;
+  const int64_t N = int64_t(hn::Lanes(d));
   auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
   auto sum = [&](auto k) -> decltype(s0)& {
     if constexpr (k == 0) return s0;
@@ -198,7 +200,7 @@ void narrow_column_sums(const T* x, int64_t rows, T* acc) {
     if constexpr (k == 3) return s3;
   };
   for (int64_t r = 0; r < rows; ++r) {
-    const T* p = x + r * C;
+    const T* p = x + r * ld;
     for_vectors<K>([&](auto k) { sum(k) = hn::Add(sum(k), hn::LoadU(d, p + k * N)); });
   }
   for_vectors<K>([&](auto k) { hn::Store(sum(k), d, acc + k * N); });
@@ -225,7 +227,13 @@ void narrow_affine(const T* x, T* y, int64_t rows, const T* scale, const T* shif
 }
 
 template <int K, class T>
-void narrow_dot_sums(const T* g, const T* x, int64_t rows, const T* mean, double* sg, double* sgx) {
+void narrow_dot_sums(const T* g,
+                     const T* x,
+                     int64_t rows,
+                     const T* mean,
+                     double* sg,
+                     double* sgx,
+                     int64_t ld = K * int64_t(hn::Lanes(hn::ScalableTag<T>()))) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d)), C = K * N;
   const auto m0 = hn::LoadU(d, mean), m1 = hn::LoadU(d, mean + (K > 1 ? N : 0));
@@ -234,8 +242,8 @@ void narrow_dot_sums(const T* g, const T* x, int64_t rows, const T* mean, double
   auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
   auto b0 = hn::Zero(d), b1 = hn::Zero(d), b2 = hn::Zero(d), b3 = hn::Zero(d);
   for (int64_t r = 0; r < rows; ++r) {
-    const T* gp = g + r * C;
-    const T* xp = x + r * C;
+    const T* gp = g + r * ld;
+    const T* xp = x + r * ld;
     const auto g0 = hn::LoadU(d, gp);
     a0 = hn::Add(a0, g0);
     b0 = hn::MulAdd(g0, hn::Sub(hn::LoadU(d, xp), m0), b0);
@@ -268,18 +276,24 @@ void narrow_dot_sums(const T* g, const T* x, int64_t rows, const T* mean, double
 }
 
 template <int K, class T>
-void narrow_axpby(
-    const T* g, const T* x, T* dx, int64_t rows, const T* a, const T* b, const T* cc) {
+void narrow_axpby(const T* g,
+                  const T* x,
+                  T* dx,
+                  int64_t rows,
+                  const T* a,
+                  const T* b,
+                  const T* cc,
+                  int64_t ld = K * int64_t(hn::Lanes(hn::ScalableTag<T>()))) {
   const hn::ScalableTag<T> d;
-  const int64_t N = int64_t(hn::Lanes(d)), C = K * N;
+  const int64_t N = int64_t(hn::Lanes(d));
   auto at = [&](const T* p, int k) { return hn::LoadU(d, p + (k < K ? k * N : 0)); };
   const auto a0 = at(a, 0), a1 = at(a, 1), a2 = at(a, 2), a3 = at(a, 3);
   const auto b0 = at(b, 0), b1 = at(b, 1), b2 = at(b, 2), b3 = at(b, 3);
   const auto c0 = at(cc, 0), c1 = at(cc, 1), c2 = at(cc, 2), c3 = at(cc, 3);
   for (int64_t r = 0; r < rows; ++r) {
-    const T* gp = g + r * C;
-    const T* xp = x + r * C;
-    T* q = dx + r * C;
+    const T* gp = g + r * ld;
+    const T* xp = x + r * ld;
+    T* q = dx + r * ld;
     hn::StoreU(hn::MulAdd(hn::LoadU(d, gp), a0, hn::MulAdd(hn::LoadU(d, xp), b0, c0)), d, q);
     if constexpr (K > 1)
       hn::StoreU(hn::MulAdd(hn::LoadU(d, gp + N), a1, hn::MulAdd(hn::LoadU(d, xp + N), b1, c1)), d,
@@ -295,6 +309,8 @@ void narrow_axpby(
   }
 }
 
+// Column sums of `rows` rows (stride C) over columns [0, w): groups of four column vectors held
+// in registers down the rows, then the remaining columns into the array.
 template <class T>
 void column_sums(const T* x, int64_t rows, int64_t C, int64_t w, T* acc) {
   const hn::ScalableTag<T> d;
@@ -302,21 +318,15 @@ void column_sums(const T* x, int64_t rows, int64_t C, int64_t w, T* acc) {
   if (w == C &&
       with_narrow_rows<T>(C, [&](auto k) { narrow_column_sums<decltype(k)::value>(x, rows, acc); }))
     return;
-  for (int64_t c = 0; c < w; ++c) acc[c] = T(0);
-  int64_t r = 0;
-  for (; r + 2 <= rows; r += 2) {
-    const T* p0 = x + r * C;
-    const T* p1 = p0 + C;
-    int64_t c = 0;
-    for (; c + N <= w; c += N) {
-      const auto s = hn::Add(hn::LoadU(d, p0 + c), hn::LoadU(d, p1 + c));
-      hn::Store(hn::Add(hn::Load(d, acc + c), s), d, acc + c);
-    }
-    for (; c < w; ++c) acc[c] += p0[c] + p1[c];
-  }
-  for (; r < rows; ++r) {
-    const T* p0 = x + r * C;
-    for (int64_t c = 0; c < w; ++c) acc[c] += p0[c];
+  int64_t c0 = 0;
+  for (; c0 + 4 * N <= w; c0 += 4 * N) narrow_column_sums<4>(x + c0, rows, acc + c0, C);
+  for (int64_t c = c0; c < w; ++c) acc[c] = T(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* p = x + r * C;
+    int64_t c = c0;
+    for (; c + N <= w; c += N)
+      hn::Store(hn::Add(hn::Load(d, acc + c), hn::LoadU(d, p + c)), d, acc + c);
+    for (; c < w; ++c) acc[c] += p[c];
   }
 }
 
@@ -429,7 +439,8 @@ void rows_affine(const T* x, T* y, int64_t rows, int64_t C, const T* scale, cons
   }
 }
 
-// One pass in memory order, two rows per step, into arrays of column sums.
+// Groups of four column vectors held in registers down the rows; the remaining columns (fewer
+// than four vectors) into arrays, rows in memory order.
 template <class T>
 void rows_dot_sums(
     const T* g, const T* x, int64_t rows, int64_t C, const T* mean, double* sg, double* sgx) {
@@ -438,44 +449,33 @@ void rows_dot_sums(
   if (with_narrow_rows<T>(
           C, [&](auto k) { narrow_dot_sums<decltype(k)::value>(g, x, rows, mean, sg, sgx); }))
     return;
-  HWY_ALIGN T sa[kCols], sb[kCols];
-  for (int64_t c0 = 0; c0 < C; c0 += kCols) {
-    const int64_t w = C - c0 < kCols ? C - c0 : kCols;
-    const T* m = mean + c0;
-    for (int64_t c = 0; c < w; ++c) sa[c] = sb[c] = T(0);
-    int64_t r = 0;
-    for (; r + 2 <= rows; r += 2) {
-      const T* g0 = g + r * C + c0;
-      const T* x0 = x + r * C + c0;
-      const T* g1 = g0 + C;
-      const T* x1 = x0 + C;
-      int64_t c = 0;
-      for (; c + N <= w; c += N) {
-        const auto mc = hn::LoadU(d, m + c);
-        const auto ga = hn::LoadU(d, g0 + c), gb = hn::LoadU(d, g1 + c);
-        hn::Store(hn::Add(hn::Load(d, sa + c), hn::Add(ga, gb)), d, sa + c);
-        const auto t = hn::Mul(gb, hn::Sub(hn::LoadU(d, x1 + c), mc));
-        hn::Store(
-            hn::Add(hn::Load(d, sb + c), hn::MulAdd(ga, hn::Sub(hn::LoadU(d, x0 + c), mc), t)), d,
-            sb + c);
-      }
-      for (; c < w; ++c) {
-        sa[c] += g0[c] + g1[c];
-        sb[c] += g0[c] * (x0[c] - m[c]) + g1[c] * (x1[c] - m[c]);
-      }
+  int64_t c0 = 0;
+  for (; c0 + 4 * N <= C; c0 += 4 * N)
+    narrow_dot_sums<4>(g + c0, x + c0, rows, mean + c0, sg + c0, sgx + c0, C);
+  if (c0 == C) return;
+  HWY_ALIGN T sa[4 * HWY_LANES(T)], sb[4 * HWY_LANES(T)];
+  const int64_t w = C - c0;
+  const T* m = mean + c0;
+  for (int64_t c = 0; c < w; ++c) sa[c] = sb[c] = T(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* gr = g + r * C + c0;
+    const T* xr = x + r * C + c0;
+    int64_t c = 0;
+    for (; c + N <= w; c += N) {
+      const auto gv = hn::LoadU(d, gr + c);
+      hn::Store(hn::Add(hn::Load(d, sa + c), gv), d, sa + c);
+      hn::Store(
+          hn::MulAdd(gv, hn::Sub(hn::LoadU(d, xr + c), hn::LoadU(d, m + c)), hn::Load(d, sb + c)),
+          d, sb + c);
     }
-    for (; r < rows; ++r) {
-      const T* g0 = g + r * C + c0;
-      const T* x0 = x + r * C + c0;
-      for (int64_t c = 0; c < w; ++c) {
-        sa[c] += g0[c];
-        sb[c] += g0[c] * (x0[c] - m[c]);
-      }
+    for (; c < w; ++c) {
+      sa[c] += gr[c];
+      sb[c] += gr[c] * (xr[c] - m[c]);
     }
-    for (int64_t c = 0; c < w; ++c) {
-      sg[c0 + c] = double(sa[c]);
-      sgx[c0 + c] = double(sb[c]);
-    }
+  }
+  for (int64_t c = 0; c < w; ++c) {
+    sg[c0 + c] = double(sa[c]);
+    sgx[c0 + c] = double(sb[c]);
   }
 }
 

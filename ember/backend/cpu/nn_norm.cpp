@@ -19,6 +19,7 @@
 #include "ember/backend/cpu/nn_norm_simd.h"
 #include "ember/backend/cpu/register.h"
 #include "ember/backend/kernels_norm.h"
+#include "ember/core/allocator.h"
 
 namespace ember::cpu {
 namespace {
@@ -40,6 +41,26 @@ struct Moments {
     m2 += qb + delta * delta * n * nb / nn;
     n = nn;
   }
+};
+
+// Scratch memory for per-piece sums, from the caching allocator: a large std::vector would come
+// from fresh pages (mmap) on every call and pay their page faults.
+template <class T>
+class Scratch {
+ public:
+  explicit Scratch(size_t n, T fill = T(0))
+      : n_(n), p_(static_cast<T*>(cpu_allocator().allocate(std::max<size_t>(n, 1) * sizeof(T)))) {
+    std::fill(p_, p_ + n_, fill);
+  }
+  ~Scratch() { cpu_allocator().deallocate(p_, std::max<size_t>(n_, 1) * sizeof(T)); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  T* data() { return p_; }
+  T& operator[](size_t i) { return p_[i]; }
+
+ private:
+  size_t n_;
+  T* p_;
 };
 
 template <class T>
@@ -108,8 +129,7 @@ void bn_stats(const Geometry& g, const T* x, std::vector<double>& mean, std::vec
   const int64_t C = g.C;
   const size_t Cs = static_cast<size_t>(C);
   if (g.rows) {
-    std::vector<double> pm(static_cast<size_t>(g.blocks * C)),
-        pq(static_cast<size_t>(g.blocks * C));
+    Scratch<double> pm(static_cast<size_t>(g.blocks * C)), pq(static_cast<size_t>(g.blocks * C));
     parallel_for(0, g.blocks, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t r0 = b * g.block, rows = std::min(g.block, g.M - r0);
@@ -136,7 +156,7 @@ void bn_stats(const Geometry& g, const T* x, std::vector<double>& mean, std::vec
   } else {
     // Unit u = (c * N + n) * chunks + k: run k of plane (n, c); a channel's units are adjacent.
     const int64_t per_c = g.N * g.chunks, units = C * per_c;
-    std::vector<double> pm(static_cast<size_t>(units)), pq(static_cast<size_t>(units));
+    Scratch<double> pm(static_cast<size_t>(units)), pq(static_cast<size_t>(units));
     const int64_t run = std::min(g.S, kChunk);
     auto len = [&](int64_t u) { return std::min(kChunk, g.S - (u % g.chunks) * kChunk); };
     auto data = [&](int64_t u) {
@@ -273,8 +293,7 @@ void bn_grad_sums(const Geometry& g,
   const auto& L = norm_simd::loops<T>();
   const int64_t C = g.C;
   if (g.rows) {
-    std::vector<double> pa(static_cast<size_t>(g.blocks * C)),
-        pb(static_cast<size_t>(g.blocks * C));
+    Scratch<double> pa(static_cast<size_t>(g.blocks * C)), pb(static_cast<size_t>(g.blocks * C));
     parallel_for(0, g.blocks, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t r0 = b * g.block, rows = std::min(g.block, g.M - r0);
@@ -291,7 +310,7 @@ void bn_grad_sums(const Geometry& g,
     return;
   }
   const int64_t per_c = g.N * g.chunks, units = C * per_c;
-  std::vector<double> pa(static_cast<size_t>(units)), pb(static_cast<size_t>(units));
+  Scratch<double> pa(static_cast<size_t>(units)), pb(static_cast<size_t>(units));
   const int64_t run = std::min(g.S, kChunk);
   parallel_for(0, units, std::max<int64_t>(1, kGrain / run), [&](int64_t u0, int64_t u1) {
     for (int64_t u = u0; u < u1; ++u) {
@@ -438,8 +457,8 @@ void layer_norm_backward_kernel(const Tensor& grad_input,
     // added in order in double (Note [Deterministic norm statistics]).
     const int64_t block = std::max<int64_t>(1, kBlock / n), blocks = (M + block - 1) / block;
     const bool params = dw || db;
-    std::vector<T> pw(params ? static_cast<size_t>(blocks * n) : 0, T(0));
-    std::vector<T> pb(params ? static_cast<size_t>(blocks * n) : 0, T(0));
+    Scratch<T> pw(params ? static_cast<size_t>(blocks * n) : 0);
+    Scratch<T> pb(params ? static_cast<size_t>(blocks * n) : 0);
     parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t blk = b0; blk < b1; ++blk) {
         T* bw = params ? pw.data() + blk * n : nullptr;
@@ -457,8 +476,9 @@ void layer_norm_backward_kernel(const Tensor& grad_input,
             bc = -rs * rs * rs * sgwx / double(n);
             c0 = -rs * sgw / double(n) - bc * double(pm[r]);
           }
+          const bool more = r + 1 < std::min(M, b1 * block);
           L.ln_backward_row(gr, xr, w, dx ? dx + r * n : nullptr, n, pm[r], pr[r], T(rs), T(bc),
-                            T(c0), bw, bb);
+                            T(c0), bw, bb, more ? gr + n : nullptr, more ? xr + n : nullptr);
         }
       }
     });
@@ -546,7 +566,7 @@ void group_norm_backward_kernel(const Tensor& grad_input,
     // Per (n, c): sum(g) and sum(g * (x - mean)); per (n, group) they give dx:
     // dx = rstd * w * g + b * x + c0 with b = -rstd^3 * ds / K, c0 = -rstd * db / K - b * mean,
     // where ds = sum_c w * sum(g * (x - mean)) and db = sum_c w * sum(g) over the group.
-    std::vector<double> sg(static_cast<size_t>(N * C)), sgx(static_cast<size_t>(N * C));
+    Scratch<double> sg(static_cast<size_t>(N * C)), sgx(static_cast<size_t>(N * C));
     parallel_for(0, N * groups, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, K)),
                  [&](int64_t u0, int64_t u1) {
                    for (int64_t u = u0; u < u1; ++u) {

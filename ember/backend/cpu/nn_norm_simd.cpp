@@ -552,13 +552,21 @@ void ln_backward_row_impl(const T* g,
                           T b,
                           T c,
                           T* dw,
-                          T* db) {
+                          T* db,
+                          const T* next_g,
+                          const T* next_x) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
+  const int64_t line = 64 / int64_t(sizeof(T));
   const auto va = hn::Set(d, a), vb = hn::Set(d, b), vc = hn::Set(d, c);
   const auto vm = hn::Set(d, mean), vr = hn::Set(d, rstd);
   int64_t i = 0;
   for (; i + N <= n; i += N) {
+    if (next_g && i % line == 0) {
+      // The next row, while this one is in cache.
+      hwy::Prefetch(next_g + i);
+      hwy::Prefetch(next_x + i);
+    }
     const auto gv = hn::LoadU(d, g + i), xv = hn::LoadU(d, x + i);
     if constexpr (DX) {
       const auto gw = W ? hn::Mul(gv, hn::LoadU(d, w + i)) : gv;
@@ -591,12 +599,15 @@ void ln_backward_row(const T* g,
                      T b,
                      T c,
                      T* dw,
-                     T* db) {
+                     T* db,
+                     const T* next_g,
+                     const T* next_x) {
   const int k = (dx ? 4 : 0) + (w ? 2 : 0) + (dw ? 1 : 0);
   switch (k) {
-#define EMBER_LN_CASE(K, DX, W, P) \
-  case K:                          \
-    return ln_backward_row_impl<DX, W, P>(g, x, w, dx, n, mean, rstd, a, b, c, dw, db);
+#define EMBER_LN_CASE(K, DX, W, P)                                                             \
+  case K:                                                                                      \
+    return ln_backward_row_impl<DX, W, P>(g, x, w, dx, n, mean, rstd, a, b, c, dw, db, next_g, \
+                                          next_x);
     EMBER_LN_CASE(1, false, false, true)
     EMBER_LN_CASE(3, false, true, true)
     EMBER_LN_CASE(4, true, false, false)

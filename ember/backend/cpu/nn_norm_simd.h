@@ -46,6 +46,7 @@ struct Loops {
       const T* g, const T* x, const T* w, int64_t n, T mean, double* sgw, double* sgwx) = nullptr;
   // One row of the layer norm backward: dx = a * g * w + b * x + c where dx is not null (w
   // null: 1), and, where dw is not null, dw += g * (x - mean) * rstd and db += g (both given).
+  // next_g / next_x (or null): the next row's, prefetched.
   void (*ln_backward_row)(const T* g,
                           const T* x,
                           const T* w,
@@ -57,7 +58,9 @@ struct Loops {
                           T b,
                           T c,
                           T* dw,
-                          T* db) = nullptr;
+                          T* db,
+                          const T* next_g,
+                          const T* next_x) = nullptr;
   // Dropout of n contiguous values whose first is element 64 * k of the tensor and whose random
   // words come from Philox counter `counter` = base + 16 * k (Note [Dropout mask] in
   // backend/cpu/nn_norm.cpp): y = x * (kept ? mul : 0) + (kept ? add_kept : add_dropped), kept

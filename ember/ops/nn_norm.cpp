@@ -92,7 +92,7 @@ DimVector channel_shape(int64_t C, int64_t ndim) {
   return s;
 }
 
-// The dims of `ndim` other than `skip`-range [from, to).
+// The dims of an `ndim`-dim tensor outside [from, to).
 DimVector dims_except(int64_t ndim, int64_t from, int64_t to) {
   DimVector d;
   for (int64_t i = 0; i < ndim; ++i)

@@ -600,8 +600,20 @@ Tensor max_unpool2d(const Tensor& input,
   const int64_t N = batched ? input.size(0) : 1, C = input.size(batched ? 1 : 0);
   if (indices.numel() > 0) {
     const int64_t lo = amin(indices).item<int64_t>(), hi = amax(indices).item<int64_t>();
-    EMBER_CHECK(lo >= 0 && hi < plane, "[", op, "] found an invalid max index: ", lo < 0 ? lo : hi,
-                " (output volumes are of size ", out[0], "x", out[1], ")");
+    if (lo < 0 || hi >= plane) {
+      // The first bad index in order, as PyTorch's loop reports it.
+      const Tensor c = indices.contiguous();
+      const int64_t* p = c.data_ptr<int64_t>();
+      int64_t bad = lo < 0 ? lo : hi;
+      for (int64_t k = 0; k < c.numel(); ++k) {
+        if (p[k] < 0 || p[k] >= plane) {
+          bad = p[k];
+          break;
+        }
+      }
+      EMBER_FAIL("[", op, "] found an invalid max index: ", bad, " (output volumes are of size ",
+                 out[0], "x", out[1], ")");
+    }
   }
   const Tensor zero = zeros({N * C, plane}, like(input, input.dtype()));
   const Tensor flat = scatter(zero, 1, reshape(indices, {N * C, -1}), reshape(input, {N * C, -1}));

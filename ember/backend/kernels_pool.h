@@ -31,7 +31,8 @@ struct PoolShape {
 };
 
 // How average pooling divides a window's sum: by the window size clipped to the input and its
-// padding (count_include_pad), by the number of input elements in it, or by `divisor` when > 0.
+// padding (count_include_pad), by the number of input elements in it, or by `divisor` when nonzero
+// (divisor_override, which may be negative).
 struct AvgDivisor {
   bool count_include_pad = true;
   int64_t divisor = 0;

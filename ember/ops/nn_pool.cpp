@@ -29,56 +29,23 @@ namespace ember {
 namespace pool {
 
 namespace {
-// Sizes and strides of x in N, spatial..., C order.
-bool nhwc_dense(const Tensor& x) {
-  DimVector sizes{x.size(0)}, strides{x.stride(0)};
-  for (int64_t d = 2; d < x.dim(); ++d) {
-    sizes.push_back(x.size(d));
-    strides.push_back(x.stride(d));
-  }
-  sizes.push_back(x.size(1));
-  strides.push_back(x.stride(1));
-  return is_contiguous_layout(sizes, strides);
-}
-
-DimVector to_last(int64_t nd) {  // NCHW -> NHWC dims
-  DimVector p{0};
-  for (int64_t d = 2; d < nd; ++d) p.push_back(d);
-  p.push_back(1);
-  return p;
-}
-
-DimVector from_last(int64_t nd) {  // NHWC -> NCHW dims
-  DimVector p{0, nd - 1};
-  for (int64_t d = 1; d < nd - 1; ++d) p.push_back(d);
-  return p;
+MemoryFormat channels_last_of(int64_t dims) {
+  return dims == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast;
 }
 }  // namespace
 
 bool is_channels_last(const Tensor& x) {
-  if ((x.dim() != 4 && x.dim() != 5) || x.is_contiguous()) return false;
-  return nhwc_dense(x);
+  const MemoryFormat f = x.suggest_memory_format();
+  return f == MemoryFormat::ChannelsLast || f == MemoryFormat::ChannelsLast3d;
 }
 
 Tensor dense(const Tensor& x, bool channels_last) {
-  if (!channels_last) return x.contiguous();
-  if (nhwc_dense(x)) return x;
-  return permute(permute(x, to_last(x.dim())).contiguous(), from_last(x.dim()));
+  return x.contiguous(channels_last ? channels_last_of(x.dim()) : MemoryFormat::Contiguous);
 }
 
 Tensor empty_in(IntArrayRef sizes, const TensorOptions& options, bool channels_last) {
-  if (!channels_last) return empty(sizes, options);
-  const int64_t nd = int64_t(sizes.size());
-  DimVector strides(size_t(nd), 0);
-  int64_t s = 1;
-  strides[1] = s;
-  s *= std::max<int64_t>(sizes[1], 1);
-  for (int64_t d = nd - 1; d >= 2; --d) {
-    strides[size_t(d)] = s;
-    s *= std::max<int64_t>(sizes[size_t(d)], 1);
-  }
-  strides[0] = s;
-  return empty_strided(sizes, strides, options);
+  return empty(sizes, options,
+               channels_last ? channels_last_of(int64_t(sizes.size())) : MemoryFormat::Contiguous);
 }
 
 std::string str_of(IntArrayRef v) {
@@ -365,11 +332,14 @@ Tensor avg_pool_nd(const char* op,
   const PoolArgs a = pool_args(op, nd, kernel_size, stride, padding, 1);
   check_pool_input(input, nd, op);
   pool::check_dtype(input, kFloatingTypes, op);
-  EMBER_CHECK(!divisor_override || *divisor_override != 0, "[", op, "] divisor must be not zero");
+  // One read of the optional, selected by has_value() (comparing its payload before knowing
+  // it is engaged, as `!o || *o != 0` compiles, reads an uninitialised value under valgrind).
+  const int64_t divisor = divisor_override.has_value() ? *divisor_override : -1;
+  EMBER_CHECK(divisor != 0, "[", op, "] divisor must be not zero");
   bool cl = false;
   const Tensor x = batched_input(input, nd, &cl);
   const PoolShape s = pool_shape(op, x, nd, a, ceil_mode, cl);
-  const AvgDivisor div{count_include_pad, divisor_override.value_or(0)};
+  const AvgDivisor div{count_include_pad, divisor_override.has_value() ? divisor : 0};
   return unbatch(avg_pool_run(dense(x, cl), s, nd, div, kAvgNames[nd]), input, nd);
 }
 

@@ -9,8 +9,7 @@
 
 namespace ember::pool {
 
-// Whether x (4-d or 5-d) is channels-last: its strides are those of a dense N, spatial..., C
-// tensor, and it is not plain contiguous (PyTorch's suggest_memory_format).
+// Whether x's suggested memory format is channels-last (ChannelsLast or ChannelsLast3d).
 bool is_channels_last(const Tensor& x);
 // x as a dense tensor in the given layout (x itself when it already is one).
 Tensor dense(const Tensor& x, bool channels_last);

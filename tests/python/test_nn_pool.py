@@ -24,22 +24,22 @@ def t(a, dtype=ember.float32):
 
 def channels_last(x):
     """The same values with NHWC (NDHWC) strides."""
-    nd = x.dim()
-    perm = (0, *range(2, nd), 1)
-    back = (0, nd - 1, *range(1, nd - 1))
-    return x.permute(*perm).contiguous().permute(*back)
+    return x.contiguous(memory_format=_format(x))
 
 
 def is_channels_last(x):
-    n, c, *sp = x.shape
-    strides, s = [0] * x.dim(), 1
+    """Exactly the strides channels_last gives (also where they describe contiguous memory)."""
+    strides, step = [0] * x.dim(), x.shape[1]
     strides[1] = 1
-    s = c
     for d in range(x.dim() - 1, 1, -1):
-        strides[d] = s
-        s *= x.shape[d]
-    strides[0] = s
+        strides[d] = step
+        step *= x.shape[d]
+    strides[0] = step
     return tuple(x.stride()) == tuple(strides)
+
+
+def _format(x):
+    return ember.channels_last if x.dim() == 4 else ember.channels_last_3d
 
 
 @pytest.fixture
@@ -100,6 +100,8 @@ def test_avg_pool_divisors():
     edge, corner = 6 / 9, 4 / 9  # window parts inside the input, over 9
     assert np.allclose(with_pad, [[corner, edge, corner], [edge, 1, edge], [corner, edge, corner]])
     assert F.avg_pool2d(x, 3, 1, 1, count_include_pad=False).tolist() == [[[[1.0] * 3] * 3]]
+    # a negative divisor divides too (PyTorch refuses only 0)
+    assert F.avg_pool2d(ember.ones(1, 1, 2, 2), 2, divisor_override=-2).item() == -2.0
     over = F.avg_pool2d(x, 3, 1, 1, divisor_override=2).numpy()[0, 0]
     assert over.tolist() == [[2.0, 3.0, 2.0], [3.0, 4.5, 3.0], [2.0, 3.0, 2.0]]
 

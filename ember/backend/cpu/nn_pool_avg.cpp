@@ -75,7 +75,7 @@ void avg_pool_nchw(const Tensor& out, const Tensor& in, const PoolShape& s, AvgD
         }
         A sum = 0;
         for (int64_t k = 0; k < n; ++k) sum += col[size_t(ww.first[size_t(ow)] + k * ww.step)];
-        const int64_t div = avg.divisor > 0 ? avg.divisor : dh * ww.div[size_t(ow)];
+        const int64_t div = avg.divisor != 0 ? avg.divisor : dh * ww.div[size_t(ow)];
         o[ow] = T(sum / A(div));
       }
     }
@@ -117,7 +117,7 @@ template <class T>
       std::fill(o, o + C, T(0));
       continue;
     }
-    const int64_t div = avg.divisor > 0
+    const int64_t div = avg.divisor != 0
                             ? avg.divisor
                             : wd.div[size_t(od)] * wh.div[size_t(oh)] * ww.div[size_t(ow)];
     const A d = A(div);
@@ -196,7 +196,7 @@ void avg_pool_backward_impl(const Tensor& grad_in,
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           const int64_t o = (od * OH + oh) * OW + ow;
-          const int64_t div = avg.divisor > 0
+          const int64_t div = avg.divisor != 0
                                   ? avg.divisor
                                   : wd.div[size_t(od)] * wh.div[size_t(oh)] * ww.div[size_t(ow)];
           for (int64_t a = 0; a < wd.count[size_t(od)]; ++a)

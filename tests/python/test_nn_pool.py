@@ -94,6 +94,23 @@ def test_nan_and_ties_follow_pytorch():
         assert idx[0, 1].tolist() == [[0, 1, 3, 5], [8, 9, 11, 13], [24, 25, 27, 29]]
 
 
+def test_windows_at_the_edges():
+    # Padding wider than the input: every output reads past it (no vectorised middle part).
+    x = t([[[[3.0], [1.0]]]])
+    assert F.max_pool2d(x, 5, 1, 2).tolist() == [[[[3.0], [3.0]]]]
+    assert F.max_pool1d(t([[[2.0, 5.0]]]), 7, 1, 3).tolist() == [[[5.0, 5.0]]]
+    # A window with no input element (dilation 3 steps over both): -inf, and PyTorch's index,
+    # that of its first element past the padding (2 here, outside the plane).
+    out, idx = F.max_pool1d(t([[[2.0, 5.0]]]), 2, 1, 1, dilation=3, return_indices=True)
+    assert out.tolist() == [[[float("-inf")]]] and idx.tolist() == [[[2]]]
+    x = ember.ones(1, 1, 2, 2, requires_grad=True)
+    out, idx = F.max_pool2d(x, 2, 1, 1, dilation=3, return_indices=True)
+    assert idx.item() == 6  # (2, 0) in a 2x2 plane
+    # nothing lands outside the plane (PyTorch 2.15 writes there and corrupts its heap)
+    out.sum().backward()
+    assert x.grad.tolist() == [[[[0.0, 0.0], [0.0, 0.0]]]]
+
+
 def test_avg_pool_divisors():
     x = ember.ones(1, 1, 3, 3)
     with_pad = F.avg_pool2d(x, 3, 1, 1).numpy()[0, 0]

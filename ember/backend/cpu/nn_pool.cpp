@@ -65,8 +65,9 @@ Phases phases_of(const PoolShape& s) {
     lo = std::max(lo, -off);
     hi = std::min(hi, ph.start[size_t(p) + 1] - ph.start[size_t(p)] - off);
   }
-  ph.lo = lo;
-  ph.hi = std::max(lo, hi);
+  // Padding wider than the input can put every output at the edge: lo may pass OW.
+  ph.lo = std::min(lo, OW);
+  ph.hi = std::clamp(hi, ph.lo, OW);
   return ph;
 }
 
@@ -155,10 +156,14 @@ void max_row_nchw(const T* plane,
   const int64_t H = s.in[1], W = s.in[2], OW = s.out[2];
   const DimWindows &wd = win.d[0], &wh = win.d[1], &ww = win.d[2];
   const int64_t nd = wd.count[size_t(od)], nh = wh.count[size_t(oh)];
+  // A window with no input element (dilation stepping over a small input) gives -inf and, as
+  // PyTorch, the position of its first element past the padding: outside the plane or not in
+  // the window at all. The backward adds to it only inside the plane, as PyTorch's NCHW one.
+  const int64_t empty_row = (wd.first[size_t(od)] * H + wh.first[size_t(oh)]) * W;
   if (nd == 0 || nh == 0) {
     for (int64_t ow = 0; ow < OW; ++ow) {
       out[ow] = T(lowest<A>());
-      if constexpr (Idx) idx[ow] = 0;
+      if constexpr (Idx) idx[ow] = IO(empty_row + ww.first[size_t(ow)]);
     }
     return;
   }
@@ -184,7 +189,7 @@ void max_row_nchw(const T* plane,
     const int64_t n = ww.count[size_t(ow)], f = ww.first[size_t(ow)], st = ww.step;
     if (n == 0) {
       out[ow] = T(lowest<A>());
-      if constexpr (Idx) idx[ow] = 0;
+      if constexpr (Idx) idx[ow] = IO(empty_row + f);
       return;
     }
     A m = colv[f];
@@ -317,9 +322,11 @@ template <class T, class I, class IO, bool Idx>
     T* o = out + ow * C;
     IO* oi = Idx ? idx + ow * C : nullptr;
     const int64_t nw = ww.count[size_t(ow)];
-    if (nd == 0 || nh == 0 || nw == 0) {
+    if (nd == 0 || nh == 0 || nw == 0) {  // an empty window, as in the NCHW rows
       for (int64_t c = 0; c < C; ++c) o[c] = T(lowest<A>());
-      if constexpr (Idx) std::fill(oi, oi + C, IO(0));
+      const int64_t pos =
+          (wd.first[size_t(od)] * H + wh.first[size_t(oh)]) * W + ww.first[size_t(ow)];
+      if constexpr (Idx) std::fill(oi, oi + C, IO(pos));
       continue;
     }
     A* m = direct ? reinterpret_cast<A*>(o) : mv;
@@ -521,7 +528,10 @@ void max_pool_backward_impl(const Tensor& grad_in,
             const IO* i = ind + (o0 + ow) * C;
             for (int64_t c = c0; c < c1; ++c) {
               const int64_t k = int64_t(i[c]);
-              if (uint64_t(k) < uint64_t(zeroed)) g[k * C + c] = T(A(g[k * C + c]) + A(src[c]));
+              if (uint64_t(k) >= uint64_t(ip)) continue;
+              // An empty window's position can lie past the rows its output row reads.
+              if (k >= zeroed) zero(zeroed, k + 1), zeroed = k + 1;
+              g[k * C + c] = T(A(g[k * C + c]) + A(src[c]));
             }
           }
         }

@@ -49,11 +49,19 @@ def _unbatch(outs, batched):
 
 
 def _pool_windows(ins, outs, k, s, p, d):
-    """For each output position: the input positions of its window (flat, row-major)."""
+    """For each output position: the input positions of its window (flat, row-major), or for
+    a window with none (dilation stepping over a small input) the negated position PyTorch
+    reports, that of its first element past the padding, minus 1."""
     for o in np.ndindex(*outs):
         axes = [[o[i] * s[i] - p[i] + j * d[i] for j in range(k[i])] for i in range(len(ins))]
-        axes = [[a for a in ax if 0 <= a < n] for ax, n in zip(axes, ins)]
-        grid = np.meshgrid(*axes, indexing="ij")
+        inside = [[a for a in ax if 0 <= a < n] for ax, n in zip(axes, ins)]
+        if not all(inside):
+            flat = 0
+            for ax, n in zip(axes, ins):
+                flat = flat * n + next(a for a in ax if a >= 0)
+            yield o, np.array([-flat - 1])
+            continue
+        grid = np.meshgrid(*inside, indexing="ij")
         yield o, np.ravel_multi_index(grid, ins).reshape(-1)
 
 
@@ -73,10 +81,14 @@ def _max_over(xb, outs, windows):
     vals = np.empty((n, c, *outs), dtype=xb.dtype)
     idx = np.empty((n, c, *outs), dtype=np.int64)
     for o, pos in windows:
+        at = (slice(None), slice(None), *o)
+        if pos[0] < 0:  # an empty window: -inf and PyTorch's position for it
+            vals[at], idx[at] = -np.inf, -pos[0] - 1
+            continue
         w = flat[:, :, pos]
         a = np.argmax(w, axis=2)  # the first of equal maxima, as PyTorch's scan
-        vals[(slice(None), slice(None), *o)] = np.take_along_axis(w, a[..., None], 2)[..., 0]
-        idx[(slice(None), slice(None), *o)] = pos[a]
+        vals[at] = np.take_along_axis(w, a[..., None], 2)[..., 0]
+        idx[at] = pos[a]
     return vals, idx
 
 

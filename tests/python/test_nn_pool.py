@@ -235,6 +235,32 @@ def test_larger_shapes_match_numpy(layout):
         assert np.allclose(_np(got), ref.np_interpolate(xr, (23, 11), mode=mode), atol=2e-5), mode
 
 
+def test_random_geometries_match_numpy():
+    # Kernel, stride, padding, dilation and ceil mode drawn at random (small inputs, so windows
+    # meet every edge case: padding wider than the input, empty windows, phases of the stride).
+    rng = rng_for("geometries")
+    checked = 0
+    while checked < 40:
+        nd = int(rng.integers(1, 4))
+        ins = [int(rng.integers(1, 9)) for _ in range(nd)]
+        k = [int(rng.integers(1, 6)) for _ in range(nd)]
+        s = [int(rng.integers(1, 5)) for _ in range(nd)]
+        d = [int(rng.integers(1, 4)) for _ in range(nd)]
+        p = [int(rng.integers(0, kk // 2 + 1)) for kk in k]
+        ceil = bool(rng.integers(0, 2))
+        if min(ref._pool_out(ins[i], k[i], p[i], s[i], d[i], ceil) for i in range(nd)) < 1:
+            continue
+        checked += 1
+        xn = rng.standard_normal((2, int(rng.integers(1, 20)), *ins))
+        want, want_idx = ref.np_max_pool(nd)(xn, k, s, p, d, ceil, True)
+        for x in (t(xn, ember.float64), channels_last(t(xn, ember.float64)) if nd > 1 else None):
+            if x is None:
+                continue
+            out, idx = getattr(F, f"max_pool{nd}d")(x, k, s, p, d, ceil, return_indices=True)
+            desc = (nd, ins, k, s, p, d, ceil)
+            assert np.array_equal(out.numpy(), want) and np.array_equal(idx.numpy(), want_idx), desc
+
+
 @pytest.mark.parametrize(
     "fn",
     [

@@ -110,25 +110,44 @@ void rows_update(A* __restrict colv, I* __restrict colr, const T* __restrict row
   }
 }
 
-// Stage 2: kernel column (v, r; column w0 + ow * st) joins the outputs' running maxima.
+// Stage 2: kernel column k (values v from rows r) joins the outputs' running maxima (m, from
+// row mr, kernel column mk).
 template <class A, class I>
 void cols_update(A* __restrict m,
                  I* __restrict mr,
-                 I* __restrict mw,
+                 I* __restrict mk,
                  const A* __restrict v,
                  const I* __restrict r,
-                 I w0,
-                 I st,
+                 I k,
                  int64_t lo,
                  int64_t hi) {
   for (int64_t ow = lo; ow < hi; ++ow) {
     const A a = v[ow], b = m[ow];
-    const I ra = r[ow], rb = mr[ow], wb = mw[ow];
+    const I ra = r[ow], rb = mr[ow], kb = mk[ow];
     const bool u = col_takes(a, ra, b, rb);
     m[ow] = u ? a : b;
     mr[ow] = u ? ra : rb;
-    mw[ow] = u ? I(w0 + I(ow) * st) : wb;
+    mk[ow] = u ? k : kb;
   }
+}
+
+// The phases of n columns for the given stride: phase p (from start[p]) holds columns p,
+// p + stride, ... Stride 2, the common case, is spelled out so the compiler vectorises it.
+template <class V>
+void deinterleave(
+    V* __restrict dst, const V* __restrict src, int64_t n, int64_t stride, const int64_t* start) {
+  if (stride == 2) {
+    V* __restrict even = dst;
+    V* __restrict odd = dst + start[1];
+    for (int64_t j = 0; j < n / 2; ++j) {
+      even[j] = src[2 * j];
+      odd[j] = src[2 * j + 1];
+    }
+    if (n % 2) even[n / 2] = src[n - 1];
+    return;
+  }
+  for (int64_t p = 0; p < stride; ++p)
+    for (int64_t j = 0; j < start[p + 1] - start[p]; ++j) dst[start[p] + j] = src[j * stride + p];
 }
 
 template <class A>
@@ -214,36 +233,28 @@ void max_row_nchw(const T* plane,
   const A* pv = colv;
   const I* pr = colr;
   if (st > 1) {
-    for (int64_t p = 0; p < st; ++p) {
-      A* dv = sc.pv.data() + ph.start[size_t(p)];
-      const int64_t n = ph.start[size_t(p) + 1] - ph.start[size_t(p)];
-      for (int64_t j = 0; j < n; ++j) dv[j] = colv[j * st + p];
-      if constexpr (Idx) {
-        I* dr = sc.pr.data() + ph.start[size_t(p)];
-        for (int64_t j = 0; j < n; ++j) dr[j] = colr[j * st + p];
-      }
-    }
+    deinterleave<A>(sc.pv.data(), colv, W, st, ph.start.data());
+    if constexpr (Idx) deinterleave<I>(sc.pr.data(), colr, W, st, ph.start.data());
     pv = sc.pv.data();
     pr = sc.pr.data();
   }
   A* m = sc.mv.data();
   I* mr = Idx ? sc.mr.data() : nullptr;
-  I* mw = Idx ? sc.mw.data() : nullptr;
+  I* mk = Idx ? sc.mw.data() : nullptr;
   for (size_t k = 0; k < ph.phase.size(); ++k) {
     const int64_t p = ph.phase[k], off = ph.offset[k], base = ph.start[size_t(p)] + off;
     const A* v = pv + base;
     if constexpr (Idx) {
       const I* r = pr + base;
-      const I w0 = I(off * st + p);  // column of output 0 in this kernel column
       if (k == 0) {
         for (int64_t ow = lo; ow < hi; ++ow) {
           m[ow] = v[ow];
           mr[ow] = r[ow];
-          mw[ow] = w0 + I(ow * st);
+          mk[ow] = 0;
         }
         continue;
       }
-      cols_update<A, I>(m, mr, mw, v, r, w0, I(st), lo, hi);
+      cols_update<A, I>(m, mr, mk, v, r, I(k), lo, hi);
     } else {
       if (k == 0) {
         for (int64_t ow = lo; ow < hi; ++ow) m[ow] = v[ow];
@@ -254,7 +265,11 @@ void max_row_nchw(const T* plane,
   }
   for (int64_t ow = lo; ow < hi; ++ow) out[ow] = T(m[ow]);
   if constexpr (Idx) {
-    for (int64_t ow = lo; ow < hi; ++ow) idx[ow] = IO(int64_t(mr[ow]) * W + int64_t(mw[ow]));
+    // Kernel column k of output ow is input column ow * stride + k * dilation - pad.
+    const int64_t dil = s.dilation[2], pad = s.pad[2];
+    for (int64_t ow = lo; ow < hi; ++ow) {
+      idx[ow] = IO(int64_t(mr[ow]) * W + ow * st + int64_t(mk[ow]) * dil - pad);
+    }
   }
 }
 

@@ -50,55 +50,28 @@ const OpInfo kConvOps[] = {
 
 // ---- layouts ---------------------------------------------------------------------------------
 
-// Whether sizes/strides are dense with dims nested in `order` (outermost first); the strides of
-// size-1 dims do not matter.
-bool dense_in_order(const Tensor& t, const int* order) {
-  int64_t expected = 1;
-  for (int64_t i = t.dim() - 1; i >= 0; --i) {
-    const int d = order[i];
-    if (t.sizes()[d] != 1 && t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
+// The channels-last format of a tensor of `dim` dims (4: NHWC, 5: NDHWC), else contiguous.
+MemoryFormat format_for(size_t dim, bool channels_last) {
+  if (!channels_last || (dim != 4 && dim != 5)) return MemoryFormat::Contiguous;
+  return dim == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
 }
 
-const int* channels_last_order(int64_t dim) {
-  static constexpr int k4[4] = {0, 2, 3, 1}, k5[5] = {0, 2, 3, 4, 1};
-  return dim == 4 ? k4 : k5;
-}
-
-// A 4-d or 5-d tensor laid out NHWC / NDHWC and not also plain contiguous (PyTorch's
-// suggest_memory_format; ambiguous tensors such as [N, C, 1, 1] count as contiguous).
+// PyTorch's test for a convolution's operands (suggest_memory_format, which also settles the
+// tensors that are both, such as [N, C, 1, 1]).
 bool is_channels_last(const Tensor& t) {
-  return (t.dim() == 4 || t.dim() == 5) && !t.is_contiguous() &&
-         dense_in_order(t, channels_last_order(t.dim()));
-}
-
-DimVector channels_last_strides(IntArrayRef sizes) {
-  DimVector strides(sizes.size());
-  const int* order = channels_last_order(int64_t(sizes.size()));
-  int64_t s = 1;
-  for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; --i) {
-    strides[order[i]] = s;
-    s *= std::max<int64_t>(sizes[order[i]], 1);
-  }
-  return strides;
+  return t.suggest_memory_format() != MemoryFormat::Contiguous;
 }
 
 Tensor empty_in_layout(IntArrayRef sizes, DType dtype, Device device, bool channels_last) {
-  const TensorOptions opts = TensorOptions(dtype).device(device);
-  if (channels_last && (sizes.size() == 4 || sizes.size() == 5))
-    return empty_strided(sizes, channels_last_strides(sizes), opts);
-  return empty(sizes, opts);
+  return empty(sizes, TensorOptions(dtype).device(device), format_for(sizes.size(), channels_last));
 }
 
-// `t` in dtype `dtype` and dense in the given layout: itself when it already is, else a copy.
+// `t` in dtype `dtype` and dense in the given layout: itself when it already is, else one copy.
 // Not recorded (callers hold a NoGradGuard and record against the original tensors).
 Tensor to_layout(const Tensor& t, DType dtype, bool channels_last) {
-  const bool want_cl = channels_last && (t.dim() == 4 || t.dim() == 5);
-  const bool ok = want_cl ? dense_in_order(t, channels_last_order(t.dim())) : t.is_contiguous();
-  if (ok && t.dtype() == dtype) return t;
-  Tensor out = empty_in_layout(t.sizes(), dtype, t.device(), want_cl);
+  const MemoryFormat format = format_for(size_t(t.dim()), channels_last);
+  if (t.dtype() == dtype && t.is_contiguous(format)) return t;
+  Tensor out = empty(t.sizes(), TensorOptions(dtype).device(t.device()), format);
   out.copy_(t);
   return out;
 }
@@ -212,7 +185,9 @@ Tensor conv_forward(const Tensor& x,
            [sx = SavedTensor(w.requires_grad() ? x : Tensor()),
             sw = SavedTensor(x.requires_grad() ? w : Tensor()), g, layout, in = spatial_of(x),
             k = spatial_of(w)](TensorList& grads, Node& n) {
-             const Tensor& gy = grads[0];
+             // Both gradients read gy: bring it to the convolution's layout once.
+             const Tensor gy =
+                 grads[0].contiguous(format_for(size_t(grads[0].dim()), layout.activations_cl));
              TensorList r(3);
              if (need(n, 0)) r[0] = conv_backward_data(gy, sw.unpack(n), Tensor(), g, in, layout);
              if (need(n, 1)) {

@@ -17,22 +17,15 @@ np_conv_transpose = OP_DB["conv_transpose2d"].ref
 
 
 def channels_last(t):
-    """The same values in NHWC (NDHWC) memory, as x.contiguous(memory_format=channels_last)."""
-    if t.dim() == 4:
-        return t.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
-    return t.permute(0, 2, 3, 4, 1).contiguous().permute(0, 4, 1, 2, 3)
+    """The same values in NHWC (NDHWC) memory."""
+    fmt = ember.channels_last if t.dim() == 4 else ember.channels_last_3d
+    return t.contiguous(memory_format=fmt)
 
 
 def is_channels_last(t):
-    """Strides of dense NHWC / NDHWC memory."""
-    sizes, strides = t.shape, t.stride()
-    order = [0] + list(range(2, t.dim())) + [1]
-    expected = 1
-    for d in reversed(order):
-        if sizes[d] != 1 and strides[d] != expected:
-            return False
-        expected *= sizes[d]
-    return True
+    """Strides of dense NHWC / NDHWC memory, and not (also) of plain contiguous memory."""
+    fmt = ember.channels_last if t.dim() == 4 else ember.channels_last_3d
+    return t.is_contiguous(memory_format=fmt) and not t.is_contiguous()
 
 
 def tensor(a, dtype=ember.float32, cl=False, grad=False):

@@ -327,3 +327,22 @@ def test_against_pytorch(case, cl):
     ey.backward(tensor(gy))
     for e, t in ((ey, ty), (ex.grad, tx.grad), (ew.grad, tw.grad), (eb.grad, tb.grad)):
         np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), atol=1e-4)
+
+
+def test_double_backward_in_float32_matches_float64():
+    """A gradient penalty (the weight gradient of |d out / d x|^2) through oneDNN's three passes
+    in float32 against the float64 kernels (themselves checked by gradgradcheck)."""
+    rng = rng_for("gradgrad")
+    x, w = rng.uniform(-1, 1, (2, 16, 6, 6)), rng.uniform(-1, 1, (8, 16, 3, 3))
+    out = {}
+    for dtype in (ember.float32, ember.float64):
+        for cl in (False, True):
+            xs, ws = tensor(x, dtype, cl, True), tensor(w, dtype, grad=True)
+            y = F.conv2d(xs, ws, padding=1, stride=2)
+            (gx,) = ember.autograd.grad(y.sum(), xs, create_graph=True)
+            (gw,) = ember.autograd.grad((gx * gx).sum(), ws)
+            out[dtype, cl] = gw.detach().double().numpy()
+    for cl in (False, True):
+        np.testing.assert_allclose(
+            out[ember.float32, cl], out[ember.float64, False], rtol=1e-4, atol=1e-3
+        )

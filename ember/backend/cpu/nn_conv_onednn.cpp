@@ -305,7 +305,14 @@ class PlanCache {
         return it->second->second;
       }
     }
-    std::shared_ptr<Plan> plan = build();  // outside the lock: JIT compilation is slow
+    // Outside the lock: JIT compilation is slow. A case oneDNN rejects (no implementation, or
+    // sizes its descriptors refuse) is remembered as a null plan: the reference kernel runs.
+    std::shared_ptr<Plan> plan;
+    try {
+      plan = build();
+    } catch (const dnnl::error&) {
+      plan = nullptr;
+    }
     std::lock_guard lock(mu_);
     if (map_.find(key) == map_.end()) {
       lru_.emplace_front(key, plan);

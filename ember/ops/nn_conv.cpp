@@ -15,9 +15,10 @@
 // gradients are sums over the batch and spatial dims; the kernel computes the forward's bias
 // gradient together with the weight gradient when no graph is being built.
 //
-// Layout: a primitive's activations (and its output) are channels-last when an activation or
-// the weight it receives is (4-d and 5-d), PyTorch's rule; the weight gradient takes the
-// weight's layout. Inputs in another layout are copied into that one before the kernel runs.
+// Layout (struct Layout): a convolution is channels-last when its input or its weight is (4-d
+// and 5-d tensors; PyTorch's rule), and so are its output and the activation gradients of its
+// backward; weight gradients take the weight's layout. Inputs in another layout are copied
+// into the convolution's before the kernel runs.
 #include "ember/ops/nn_conv.h"
 
 #include <sstream>

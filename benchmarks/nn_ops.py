@@ -43,7 +43,7 @@ class Case:
 
 
 def _randn(rng, *shape, scale=1.0):
-    return (rng.standard_normal(shape) * scale).astype(np.float32)
+    return np.asarray(rng.standard_normal(shape) * scale, dtype=np.float32)  # 0-d stays an array
 
 
 # ResNet-50's distinct convs: (in channels, out channels, kernel, stride, input size).

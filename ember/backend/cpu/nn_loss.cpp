@@ -240,9 +240,7 @@ bool indices_in_range(const int64_t* idx, int64_t n, int64_t rows, int64_t* bad)
 // Rows ahead of the one being read are prefetched: the lookups of a large table miss the caches,
 // and the next rows' addresses are known.
 constexpr int64_t kPrefetchAhead = 8;
-inline void prefetch_row(const char* row, size_t bytes) {
-  for (size_t o = 0; o < bytes; o += 64) loss_simd::prefetch_line(row + o);
-}
+inline void prefetch_row(const char* row, size_t bytes) { loss_simd::prefetch_bytes(row, bytes); }
 
 bool embedding_forward_kernel(const Tensor& out,
                               const Tensor& weight,
@@ -306,23 +304,21 @@ bool embedding_bag_forward_impl(const Tensor& out,
   const int64_t per_bag = std::max<int64_t>(1, bags ? st[bags] / bags : 1) * dim;
   const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, per_bag));
   parallel_for(0, bags, grain, [&](int64_t b0, int64_t b1) {
-    std::vector<A> acc(vec ? 0 : static_cast<size_t>(dim));
+    if (vec) {
+      tab.bag_sums(o, w, sr, idx, st, b0, b1, indices.numel(), pw, mode == 1, padding_idx, dim, bs);
+      return;
+    }
+    std::vector<A> acc(static_cast<size_t>(dim));
     A* __restrict a = acc.data();
     const int64_t k_end = st[b1];
     for (int64_t b = b0; b < b1; ++b) {
       T* dst = o + b * dim;
-      // The rows counted (padding skipped); a mean scales each row by 1 / count as it is added
-      // (as fbgemm does).
+      // The rows counted (padding skipped); a mean scales each row by 1 / count as it is added.
       int64_t count = st[b + 1] - st[b];
       if (padding_idx >= 0)
         for (int64_t k = st[b]; k < st[b + 1]; ++k) count -= idx[k] == padding_idx;
       const A scale = mode == 1 && count > 0 ? A(1) / A(count) : A(1);
       bs[b] = count;
-      if (vec) {
-        tab.bag_sum(dst, w, sr, idx + st[b], st[b + 1] - st[b], k_end - st[b + 1],
-                    pw ? pw + st[b] : nullptr, double(scale), padding_idx, dim);
-        continue;
-      }
       std::fill(acc.begin(), acc.end(), A(0));
       bool first_row = true;
       for (int64_t k = st[b]; k < st[b + 1]; ++k) {

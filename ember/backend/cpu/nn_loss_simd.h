@@ -4,6 +4,7 @@
 // runs in a fixed order, so a row's result does not depend on which thread runs it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ember::cpu::loss_simd {
@@ -16,6 +17,14 @@ inline void prefetch_line(const void* p) {
 #else
   __builtin_prefetch(p);
 #endif
+}
+
+// Prefetches every cache line of [p, p + bytes): from the line holding p, so that a row that
+// does not start on a line boundary (NumPy's memory is 16-byte aligned) has its last line too.
+inline void prefetch_bytes(const void* p, size_t bytes) {
+  const uintptr_t first = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(63);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(p) + bytes;
+  for (uintptr_t a = first; a < end; a += 64) prefetch_line(reinterpret_cast<const void*>(a));
 }
 
 struct Table {
@@ -31,21 +40,24 @@ struct Table {
       nullptr;
   // acc[i] += s * x[i] for i < n (s == 1: a plain add): embedding bag sums and their gradients.
   void (*axpy)(void* acc, const void* x, int64_t n, double s) = nullptr;
-  // One bag: out[0:n] = sum over k < m of s_k * row(idx[k])[0:n], with row(i) = base + i * stride
-  // (in elements), s_k = w[k] when w is not null, else `scale`; indices equal to `pad` (when
-  // >= 0) are skipped. The sums stay in registers across the bag. idx[m:m + ahead] (the next
-  // bags' indices) are read to prefetch their rows; all of idx[0:m + ahead] must be in [0, rows)
-  // (checked by the caller).
-  void (*bag_sum)(void* out,
-                  const void* base,
-                  int64_t stride,
-                  const int64_t* idx,
-                  int64_t m,
-                  int64_t ahead,
-                  const void* w,
-                  double scale,
-                  int64_t pad,
-                  int64_t n) = nullptr;
+  // Bags [b0, b1): out[bag, 0:n] = sum over k in [starts[bag], starts[bag + 1]) of
+  // s_k * row(idx[k])[0:n], row(i) = base + i * stride (in elements), s_k = w[k] when w is not
+  // null, else 1 / count for a mean, else 1; indices equal to `pad` (when >= 0) are skipped and
+  // bag_size[bag] = the rows counted. The sums stay in registers across a bag, and rows are
+  // prefetched ahead, across bags: every idx[0:n_idx] must be in range (checked by the caller).
+  void (*bag_sums)(void* out,
+                   const void* base,
+                   int64_t stride,
+                   const int64_t* idx,
+                   const int64_t* starts,
+                   int64_t b0,
+                   int64_t b1,
+                   int64_t n_idx,
+                   const void* w,
+                   bool mean,
+                   int64_t pad,
+                   int64_t n,
+                   int64_t* bag_size) = nullptr;
 };
 
 // The tables for float32 ([0]) and float64 ([1]) on the best target this CPU supports.

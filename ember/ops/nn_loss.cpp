@@ -159,6 +159,33 @@ void check_class_weight(const Tensor& w, int64_t classes, DType dtype, const cha
               " (the input's), got ", w.dtype());
 }
 
+// x as [N, C, S] without a copy when its dims after the class dim collapse into one stride (any
+// contiguous or channels-last input: NHWC's classes are then contiguous, the kernel's best
+// case); otherwise a reshape (a copy).
+// The stride of S, or nullopt when the dims after the class dim do not collapse.
+std::optional<int64_t> collapsed_stride(const Tensor& x) {
+  const IntArrayRef sz = x.sizes(), st = x.strides();
+  int64_t inner = 1, expect = -1;
+  for (int64_t d = x.dim() - 1; d >= 2; --d) {
+    if (sz[d] == 1) continue;
+    if (expect < 0) {
+      inner = st[d];
+    } else if (st[d] != expect) {
+      return std::nullopt;
+    }
+    expect = st[d] * sz[d];
+  }
+  return inner;
+}
+
+Tensor lines_view(const Tensor& x, int64_t n, int64_t c, int64_t s) {
+  // (C) and (N, C) gain size-1 dims only: always a view.
+  if (x.dim() <= 2) return reshape(x, {n, c, s});
+  const std::optional<int64_t> inner = collapsed_stride(x);
+  if (!inner) return reshape(x, {n, c, s});
+  return as_strided(x, {n, c, s}, {x.strides()[0], x.strides()[1], *inner}, x.storage_offset());
+}
+
 // d loss / d x of the fused cross entropy, with public ops (for create_graph): x3 [N, C, S],
 // t [N, S], gl [N, S] the gradient of each line's loss.
 Tensor cross_entropy_grad(const Tensor& x3,
@@ -204,7 +231,7 @@ Tensor cross_entropy_indices(const Tensor& input,
   Tensor out, lse, denom;
   {
     NoGradGuard no_grad;
-    const Tensor x3 = reshape(x, {n, c, s});
+    const Tensor x3 = lines_view(x, n, c, s);
     // The 'none' result is allocated in its final shape (the same memory as [N, S]).
     Tensor loss =
         empty(red == Reduction::None ? IntArrayRef(cs.out_shape) : IntArrayRef({n, s}), opts);

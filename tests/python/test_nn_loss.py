@@ -111,6 +111,32 @@ def test_cross_entropy_spatial_and_strided_lines():
     )
 
 
+@pytest.mark.parametrize("layout", ["channels_last", "permuted"])
+def test_cross_entropy_channels_last_and_permuted_inputs(layout):
+    # channels_last: classes contiguous, H and W collapse into one stride (no copy); "permuted"
+    # (N, H, C, W in memory) does not collapse and takes the copying path. Same values either
+    # way, and a channels-last input gets a channels-last gradient.
+    rng = rng_for("ce layout" + layout)
+    x = rng.standard_normal((2, 5, 3, 4))
+    t = rng.integers(0, 5, (2, 3, 4))
+    if layout == "channels_last":
+        xe = t64(x).to(memory_format=ember.channels_last)
+    else:
+        xe = t64(np.ascontiguousarray(x.transpose(0, 2, 1, 3))).permute(0, 2, 1, 3)
+    xe.requires_grad_()
+    out = F.cross_entropy(xe, i64(t), reduction="none", label_smoothing=0.1)
+    np.testing.assert_allclose(
+        out.detach().numpy(), np_cross_entropy(x, t, None, "none", -100, 0.1), rtol=1e-12
+    )
+    out.sum().backward()
+    lines = np.moveaxis(x, 1, -1).reshape(-1, 5)
+    g = np_ce_grad(lines, t.reshape(-1), None, "sum", -100, 0.1)
+    want = np.moveaxis(g.reshape(2, 3, 4, 5), -1, 1)
+    np.testing.assert_allclose(xe.grad.numpy(), want, rtol=1e-10, atol=1e-12)
+    if layout == "channels_last":
+        assert xe.grad.is_contiguous(memory_format=ember.channels_last)
+
+
 def test_cross_entropy_large_float32_rows_against_numpy():
     # Rows long enough for the vector loops, with a tail that is not a multiple of the lanes.
     rng = rng_for("ce large")

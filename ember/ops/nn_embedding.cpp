@@ -100,7 +100,9 @@ Tensor embedding(const Tensor& input,
   }
   if (any_requires_grad(weight)) {
     record("EmbeddingBackward0", {&weight}, {&out},
-           [idx, rows, dim, pad, scale_grad_by_freq](TensorList& g, Node&) {
+           [si = SavedTensor(idx), rows, dim, pad, scale_grad_by_freq](TensorList& g, Node& node) {
+             // Saved: an index changed in place after the forward is an error at backward.
+             const Tensor idx = si.unpack(node);
              const Tensor g2 = reshape(g[0], {idx.numel(), dim});
              if (any_requires_grad(g2)) {
                // create_graph: the same sum with public ops (index_add is differentiable).
@@ -219,9 +221,9 @@ Tensor embedding_bag(const Tensor& input,
   if (any_requires_grad(weight, pw)) {
     record(
         "EmbeddingBagBackward0", {&weight, &pw}, {&out},
-        [sw = SavedTensor(weight), pw, idx, starts, bag_size, max_idx, m, pad, scale_grad_by_freq,
-         rows, dim, bags, n](TensorList& g, Node& node) {
-          const Tensor g2 = g[0].contiguous();
+        [sw = SavedTensor(weight), pw, si = SavedTensor(idx), starts, bag_size, max_idx, m, pad,
+         scale_grad_by_freq, rows, dim, bags, n](TensorList& g, Node& node) {
+          const Tensor g2 = g[0].contiguous(), idx = si.unpack(node);
           const bool create_graph = GradMode::is_enabled();
           TensorList grads(2);
           const LossKernels& kk =

@@ -320,6 +320,20 @@ def test_embedding_double_backward_and_torch_signature():
     np.testing.assert_array_equal(out.detach().numpy(), w.detach().numpy()[[0, 1, 1]])
 
 
+def test_indices_changed_in_place_before_backward_are_an_error():
+    w = t64(np.ones((4, 2))).requires_grad_()
+    for make in (
+        lambda i: F.embedding(i, w),
+        lambda i: F.embedding_bag(i, w, i64([0])),
+        lambda i: F.cross_entropy(w, i),
+    ):
+        i = i64([0, 1, 1, 0])
+        out = make(i)
+        i[0] = 3
+        with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+            out.sum().backward()
+
+
 def test_embedding_bag_gradients_by_hand():
     rng = rng_for("bag grads")
     w_np = rng.standard_normal((5, 3))

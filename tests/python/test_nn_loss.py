@@ -509,6 +509,33 @@ def test_losses_match_pytorch():
                 )
 
 
+def test_cross_entropy_option_grid_matches_pytorch():
+    # Every combination of reduction, weight, ignore_index and label_smoothing, spatial targets
+    # included, values and gradients.
+    torch = pytest.importorskip("torch")
+    rng = rng_for("torch ce grid")
+    x = rng.standard_normal((5, 4, 3))
+    t = rng.integers(0, 4, (5, 3))
+    t[1, :2] = 2
+    w = rng.random(4) + 0.5
+    for reduction, weighted, ignore, eps in itertools.product(
+        ["none", "mean", "sum"], [False, True], [-100, 2], [0.0, 0.3]
+    ):
+        xe, xt = t64(x).requires_grad_(), torch.tensor(x, requires_grad=True)
+        kw = dict(reduction=reduction, ignore_index=ignore, label_smoothing=eps)
+        e = F.cross_entropy(xe, i64(t), t64(w) if weighted else None, **kw)
+        o = torch.nn.functional.cross_entropy(
+            xt, torch.tensor(t), torch.tensor(w) if weighted else None, **kw
+        )
+        desc = f"{reduction} {weighted} {ignore} {eps}"
+        np.testing.assert_allclose(e.detach().numpy(), o.detach().numpy(), rtol=1e-12, err_msg=desc)
+        e.sum().backward()
+        o.sum().backward()
+        np.testing.assert_allclose(
+            xe.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-14, err_msg=desc
+        )
+
+
 def test_embeddings_match_pytorch():
     torch = pytest.importorskip("torch")
     tf = torch.nn.functional

@@ -22,6 +22,13 @@ namespace ember::cpu {
 namespace {
 
 constexpr int64_t kQBlock = 64, kKBlock = 256;
+// Tasks per parallel chunk: at least about this many multiply-adds each, so that tiny problems run
+// on the calling thread (waking threads costs more than they compute).
+constexpr int64_t kMinChunkWork = int64_t(1) << 16;
+
+int64_t grain_for(int64_t work_per_task) {
+  return std::max<int64_t>(1, kMinChunkWork / std::max<int64_t>(work_per_task, 1));
+}
 
 // The mask, read at (b, h, i, j): undefined, bool or the compute dtype, any strides.
 struct MaskRef {
@@ -112,7 +119,8 @@ void forward_typed(const Tensor& out,
   T* po = static_cast<T*>(out.data_ptr());
   T* pl = static_cast<T*>(lse.data_ptr());
   const rnn_simd::Fns<T>& f = rnn_simd::fns<T>();
-  parallel_for(0, B * H * nq, 1, [&](int64_t t0, int64_t t1) {
+  const int64_t grain = grain_for(std::min(kQBlock, L) * S * (E + Ev));
+  parallel_for(0, B * H * nq, grain, [&](int64_t t0, int64_t t1) {
     SingleThreadLibraries single;
     std::vector<T> s(kQBlock * kKBlock), m(kQBlock), l(kQBlock);
     for (int64_t task = t0; task < t1; ++task) {
@@ -186,7 +194,7 @@ void backward_typed(const Tensor& dq,
   const T* pl = static_cast<const T*>(lse.data_ptr());
   const rnn_simd::Fns<T>& f = rnn_simd::fns<T>();
   const T sc = T(scale);
-  parallel_for(0, B * H, 1, [&](int64_t t0, int64_t t1) {
+  parallel_for(0, B * H, grain_for(L * S * (2 * E + 2 * Ev)), [&](int64_t t0, int64_t t1) {
     SingleThreadLibraries single;
     std::vector<T> p(kQBlock * kKBlock), dp(kQBlock * kKBlock), drow(L);
     for (int64_t bh = t0; bh < t1; ++bh) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "ember/core/tensor.h"
 
@@ -30,7 +31,7 @@ struct RnnCellForward {
   Tensor ibias, hbias;    // [G*H] contiguous, or undefined (zero)
   Tensor hx, cx;          // [B, H]: hx read by Gru, cx by Lstm
   Tensor hy, cy;          // [B, H] outputs (cy: Lstm)
-  Tensor ws;              // [B, 4H] contiguous output (Lstm, Gru)
+  Tensor ws;              // [B, 4H] contiguous output (Lstm, Gru), or undefined: not kept
 };
 
 // The gradient of one step of RnnCellForward. grad_hy is g0 + g1 + g2 (each [B, H] or undefined);
@@ -46,15 +47,28 @@ struct RnnCellBackward {
   Tensor grad_cx, grad_hx;    // [B, H] contiguous
 };
 
+// Weights prepared by RnnKernels::pack_weights for many products with the same right operand;
+// the contents are the backend's.
+struct RnnPackedWeights {
+  virtual ~RnnPackedWeights() = default;
+};
+
 struct RnnKernels {
   // out = a @ b (accumulate: out += a @ b) for 2-d tensors, each with unit stride in one of its
   // dims (out: in its last); out may be a strided slice of a larger buffer. Cut into fixed blocks
   // of rows and columns, never along k, so every element is summed by one library call in one
   // order: the same bits on any thread count (Note [Deterministic matmul] in cpu/matmul.cpp).
   using Gemm = void (*)(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate);
-  // out [m, n] (contiguous) = in^T for a 2-d in [n, m] (any strides): weights laid out for the
-  // recurrent product.
-  using Transpose = void (*)(const Tensor& out, const Tensor& in);
+  // Prepares b [k, n] (any strides; kept alive by the result) for products a @ b with a [m, k] of
+  // row stride lda into out [m, n] of row stride ldc (unit column strides): the recurrent product
+  // of every time step. The CPU reorders float32 weights once into oneDNN's blocked layout.
+  using PackWeights = std::unique_ptr<RnnPackedWeights> (*)(const Tensor& b,
+                                                            int64_t m,
+                                                            int64_t lda,
+                                                            int64_t ldc);
+  // out = a @ b with b prepared by PackWeights; other strides than the prepared ones are allowed
+  // (a plain product then). Deterministic as Gemm.
+  using PackedGemm = void (*)(const RnnPackedWeights& w, const Tensor& out, const Tensor& a);
   using CellForward = void (*)(RnnMode mode, const RnnCellForward& args);
   using CellBackward = void (*)(RnnMode mode, const RnnCellBackward& args);
   // Attention over [B, H, L, E] queries, [B, H, S, E] keys and [B, H, S, Ev] values (any strides
@@ -87,7 +101,8 @@ struct RnnKernels {
                                      double scale);
 
   Gemm gemm = nullptr;
-  Transpose transpose = nullptr;
+  PackWeights pack_weights = nullptr;
+  PackedGemm packed_gemm = nullptr;
   CellForward cell_forward = nullptr;
   CellBackward cell_backward = nullptr;
   AttentionForward attention_forward = nullptr;

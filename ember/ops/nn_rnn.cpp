@@ -287,22 +287,26 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
     NoGradGuard no_grad;
     const Tensor x2 = x.view({T * B, I});
     const Tensor hg = empty({B, G * H}, opts);
-    // Without a graph to record, one step's gate values and pre-projection states suffice.
-    const Tensor ws_step = (lstm || gru) && !grad ? empty({B, 4 * H}, opts) : Tensor();
+    // Without a graph to record, gate values are not kept and one step's pre-projection state
+    // suffices.
     const Tensor hh_step = cfg.proj && !grad ? empty({B, H}, opts) : Tensor();
     for (int64_t d = 0; d < D; ++d) {
       const LayerDir& w = dirs[size_t(d)];
       DirBuffers& s = buf[size_t(d)];
       // The input's part of every step's gates in one product; the recurrent product per step
-      // reads w_hh^T contiguous ([P, G*H] row-major is oneDNN's fastest layout for it).
+      // against w_hh^T prepared once (rows of h_{t-1} are D*P apart in the output).
       const Tensor xp = empty({T * B, G * H}, opts);
       k.gemm(xp, x2, rnn_detail::gemm_operand(w.w_ih).t(), false);
-      const Tensor whh_t = empty({P, G * H}, opts);
-      k.transpose(whh_t, w.w_hh);
-      const Tensor whr_t = cfg.proj ? empty({H, P}, opts) : Tensor();
-      if (cfg.proj) k.transpose(whr_t, w.w_hr);
-      const Tensor ib = w.b_ih.defined() ? w.b_ih.contiguous() : Tensor();
-      const Tensor hb = w.b_hh.defined() ? w.b_hh.contiguous() : Tensor();
+      const auto whh = k.pack_weights(rnn_detail::gemm_operand(w.w_hh).t(), B, D * P, G * H);
+      const auto whr =
+          cfg.proj ? k.pack_weights(rnn_detail::gemm_operand(w.w_hr).t(), B, H, D * P) : nullptr;
+      // One bias vector b_ih + b_hh, except for the GRU, whose n gate keeps b_hn apart.
+      Tensor ib = w.b_ih.defined() ? w.b_ih.contiguous() : Tensor();
+      Tensor hb = w.b_hh.defined() ? w.b_hh.contiguous() : Tensor();
+      if (!gru && ib.defined()) {
+        ib = ib + hb;
+        hb = Tensor();
+      }
       const Tensor out_d = r.out.narrow(2, d * P, P);
       const Tensor h0 = rnn_detail::unit_rows(w.h0);
       const Tensor c0 = lstm ? rnn_detail::unit_rows(w.c0) : Tensor();
@@ -313,7 +317,7 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
       for (int64_t step = 0; step < T; ++step) {
         const int64_t t = reverse ? T - 1 - step : step, tp = reverse ? t + 1 : t - 1;
         const Tensor hprev = step == 0 ? h0 : out_d.select(0, tp);
-        k.gemm(hg, hprev, whh_t, false);
+        k.packed_gemm(*whh, hg, hprev);
         RnnCellForward a;
         a.igates = xp.narrow(0, t * B, B);
         a.hgates = hg;
@@ -324,9 +328,9 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
         const Tensor hh_t = cfg.proj ? (grad ? s.hh.select(0, t) : hh_step) : Tensor();
         a.hy = cfg.proj ? hh_t : out_d.select(0, t);
         if (lstm) a.cy = s.cs.select(0, t);
-        if (lstm || gru) a.ws = grad ? s.ws.select(0, t) : ws_step;
+        if ((lstm || gru) && grad) a.ws = s.ws.select(0, t);
         k.cell_forward(mode, a);
-        if (cfg.proj) k.gemm(out_d.select(0, t), hh_t, whr_t, false);
+        if (cfg.proj) k.packed_gemm(*whr, out_d.select(0, t), hh_t);
       }
       const int64_t last = reverse ? 0 : T - 1;
       r.hn.select(0, d).copy_(out_d.select(0, last));
@@ -372,6 +376,9 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
       const size_t i_bih = cfg.biases ? slot++ : 0, i_bhh = cfg.biases ? slot++ : 0;
       const size_t i_whr = cfg.proj ? slot++ : 0;
 
+      // The recurrent gradient dG_t w_hh of every step against w_hh prepared once.
+      const auto whh_p = k.pack_weights(w_hh, B, G * H, P);
+      const auto whr_p = cfg.proj ? k.pack_weights(w_hr, B, P, H) : nullptr;
       const Tensor dgi = empty({T * B, G * H}, opts);
       const Tensor dgh = gru ? empty({T * B, G * H}, opts) : dgi;
       const Tensor dh_rec = empty({B, P}, opts);
@@ -403,7 +410,7 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
           } else {
             k.gemm(dh_t, dgh.narrow(0, t_next * B, B), w_hh, true);
           }
-          k.gemm(dhh, dh_t, w_hr, false);
+          k.packed_gemm(*whr_p, dhh, dh_t);
           a.g0 = dhh;
         } else {
           if (go_d.defined()) a.g0 = go_d.select(0, t);
@@ -423,14 +430,12 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
         a.grad_cx = dc;
         a.grad_hx = dhx;  // may overwrite g2 in place
         k.cell_backward(mode, a);
-        if (!cfg.proj) k.gemm(dh_rec, dgh.narrow(0, t * B, B), w_hh, false);
+        if (!cfg.proj) k.packed_gemm(*whh_p, dh_rec, dgh.narrow(0, t * B, B));
         t_next = t;
       }
       // Gradients of the initial states: the step at the first time position (t_next).
       if (edges[i_h0].valid()) {
-        if (cfg.proj) {
-          k.gemm(dh_rec, dgh.narrow(0, t_next * B, B), w_hh, false);
-        }
+        if (cfg.proj) k.packed_gemm(*whh_p, dh_rec, dgh.narrow(0, t_next * B, B));
         res[i_h0] = gru ? dh_rec + dhx : dh_rec;
       }
       if (lstm && edges[i_c0].valid()) res[i_c0] = dc;

@@ -12,7 +12,8 @@
 
 namespace ember::cpu {
 
-void register_nn_attention(RnnKernels& k);  // nn_attention.cpp
+void register_nn_attention(RnnKernels& k);   // nn_attention.cpp
+void register_nn_rnn_packed(RnnKernels& k);  // nn_rnn_packed.cpp
 
 namespace {
 
@@ -22,7 +23,12 @@ namespace {
 // ([32, 512] x [512, 2048] per step, and [32, 2048] x [2048, 512] backward) then run as 4 and 2
 // blocks, about 3% slower on one thread than one call, and split evenly on two.
 constexpr int64_t kRowBlock = 256;
-int64_t col_block(int64_t m) { return m > 512 ? 512 : 256; }
+
+}  // namespace
+
+int64_t rnn_col_block(int64_t m) { return m > 512 ? 512 : 256; }
+
+namespace {
 // Products below this many multiply-adds run as one call on the calling thread.
 constexpr int64_t kSmallGemm = int64_t(1) << 18;
 
@@ -31,7 +37,9 @@ MatRef<T> mat(const Tensor& t) {
   return {static_cast<const T*>(t.data_ptr()), t.strides()[0], t.strides()[1]};
 }
 
-void gemm_kernel(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) {
+}  // namespace
+
+void rnn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) {
   const int64_t n = out.sizes()[0], m = out.sizes()[1], k = a.sizes()[1];
   if (n == 0 || m == 0) return;
   EMBER_ASSERT(out.strides()[1] == 1 || m == 1);
@@ -41,7 +49,7 @@ void gemm_kernel(const Tensor& out, const Tensor& a, const Tensor& b, bool accum
     const int64_t ldc = n == 1 ? std::max<int64_t>(m, 1) : out.strides()[0];
     const MatRef<T> ma = mat<T>(a), mb = mat<T>(b);
     const T beta = accumulate ? T(1) : T(0);
-    const int64_t kColBlock = col_block(m);
+    const int64_t kColBlock = rnn_col_block(m);
     const int64_t rb = (n + kRowBlock - 1) / kRowBlock, cb = (m + kColBlock - 1) / kColBlock;
     if (n * m * k <= kSmallGemm || rb * cb == 1) {
       SingleThreadLibraries single;
@@ -61,27 +69,7 @@ void gemm_kernel(const Tensor& out, const Tensor& a, const Tensor& b, bool accum
   });
 }
 
-// out [m, n] (contiguous) = in^T for a 2-d in [n, m] with any strides, by tiles, so that both
-// sides are read and written a cache line at a time.
-void transpose_kernel(const Tensor& out, const Tensor& in) {
-  const int64_t n = in.sizes()[0], m = in.sizes()[1];
-  const int64_t sr = in.strides()[0], sc = in.strides()[1];
-  constexpr int64_t kTile = 32;
-  dispatch_dtype<DTypeSet(kFloat32) | kFloat64>(out.dtype(), "rnn", [&]<class T>() {
-    const T* src = static_cast<const T*>(in.data_ptr());
-    T* dst = static_cast<T*>(out.data_ptr());
-    const int64_t tiles_r = (n + kTile - 1) / kTile, tiles_c = (m + kTile - 1) / kTile;
-    parallel_for(0, tiles_r * tiles_c, 16, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t r0 = (t / tiles_c) * kTile, c0 = (t % tiles_c) * kTile;
-        const int64_t r1 = std::min(n, r0 + kTile), c1 = std::min(m, c0 + kTile);
-        for (int64_t c = c0; c < c1; ++c) {
-          for (int64_t r = r0; r < r1; ++r) dst[c * n + r] = src[r * sr + c * sc];
-        }
-      }
-    });
-  });
-}
+namespace {
 
 // ---- one cell step -----------------------------------------------------------------------------
 
@@ -164,8 +152,8 @@ void cell_backward_kernel(RnnMode mode, const RnnCellBackward& a) {
 
 RnnKernels make_kernels() {
   RnnKernels k;
-  k.gemm = &gemm_kernel;
-  k.transpose = &transpose_kernel;
+  k.gemm = &rnn_gemm;
+  register_nn_rnn_packed(k);
   k.cell_forward = &cell_forward_kernel;
   k.cell_backward = &cell_backward_kernel;
   register_nn_attention(k);

@@ -34,12 +34,25 @@ constexpr T kSigmoidLimit = sizeof(T) == 4 ? T(80) : T(700);
 template <class T>
 constexpr T kExpLow = sizeof(T) == 4 ? T(-87) : T(-708);
 
+// 1 / y: for float32 the hardware's approximation refined by one Newton step (about 1 ulp;
+// a division costs several times more), for float64 a division.
+template <class D, class V>
+HWY_INLINE V reciprocal(D d, V y) {
+  using T = hn::TFromD<D>;
+  if constexpr (sizeof(T) == 4) {
+    const V r = hn::ApproximateReciprocal(y);
+    return hn::Mul(r, hn::NegMulAdd(y, r, hn::Set(d, T(2))));
+  } else {
+    return hn::Div(hn::Set(d, T(1)), y);
+  }
+}
+
 template <class D, class V>
 HWY_INLINE V vsigmoid(D d, V x) {
   using T = hn::TFromD<D>;
   const V c = hn::Min(hn::Max(x, hn::Set(d, -kSigmoidLimit<T>)), hn::Set(d, kSigmoidLimit<T>));
-  const V one = hn::Set(d, T(1));
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(c)))));
+  const V r = reciprocal(d, hn::Add(hn::Set(d, T(1)), hn::Exp(d, hn::Neg(c))));
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
 template <class D, class V>
@@ -211,10 +224,12 @@ void lstm_forward(const CellRow<T>& r) {
     const auto g = vtanh(d, pre(d, r, 2 * H + j));
     const auto o = vsigmoid(d, pre(d, r, 3 * H + j));
     const auto c = hn::MulAdd(f, hn::LoadU(d, r.cx + j), hn::Mul(i, g));
-    hn::StoreU(i, d, r.ws + j);
-    hn::StoreU(f, d, r.ws + H + j);
-    hn::StoreU(g, d, r.ws + 2 * H + j);
-    hn::StoreU(o, d, r.ws + 3 * H + j);
+    if (r.ws) {  // kept for backward
+      hn::StoreU(i, d, r.ws + j);
+      hn::StoreU(f, d, r.ws + H + j);
+      hn::StoreU(g, d, r.ws + 2 * H + j);
+      hn::StoreU(o, d, r.ws + 3 * H + j);
+    }
     hn::StoreU(c, d, r.cy + j);
     hn::StoreU(hn::Mul(o, vtanh(d, c)), d, r.hy + j);
   }
@@ -222,7 +237,7 @@ void lstm_forward(const CellRow<T>& r) {
     const T i = ssigmoid(spre(r, j)), f = ssigmoid(spre(r, H + j));
     const T g = std::tanh(spre(r, 2 * H + j)), o = ssigmoid(spre(r, 3 * H + j));
     const T c = f * r.cx[j] + i * g;
-    r.ws[j] = i, r.ws[H + j] = f, r.ws[2 * H + j] = g, r.ws[3 * H + j] = o;
+    if (r.ws) r.ws[j] = i, r.ws[H + j] = f, r.ws[2 * H + j] = g, r.ws[3 * H + j] = o;
     r.cy[j] = c;
     r.hy[j] = o * std::tanh(c);
   }
@@ -240,10 +255,12 @@ void gru_forward(const CellRow<T>& r) {
     const auto xn = hn::Add(hn::LoadU(d, r.xg + 2 * H + j), load0(d, r.ib, 2 * H + j));
     const auto n = vtanh(d, hn::MulAdd(rg, hn_, xn));
     const auto hx = hn::LoadU(d, r.hx + j);
-    hn::StoreU(rg, d, r.ws + j);
-    hn::StoreU(z, d, r.ws + H + j);
-    hn::StoreU(n, d, r.ws + 2 * H + j);
-    hn::StoreU(hn_, d, r.ws + 3 * H + j);
+    if (r.ws) {
+      hn::StoreU(rg, d, r.ws + j);
+      hn::StoreU(z, d, r.ws + H + j);
+      hn::StoreU(n, d, r.ws + 2 * H + j);
+      hn::StoreU(hn_, d, r.ws + 3 * H + j);
+    }
     hn::StoreU(hn::MulAdd(z, hn::Sub(hx, n), n), d, r.hy + j);
   }
   for (; j < H; ++j) {
@@ -251,7 +268,7 @@ void gru_forward(const CellRow<T>& r) {
     const T hn_ = r.hg[2 * H + j] + at0(r.hb, 2 * H + j);
     const T xn = r.xg[2 * H + j] + at0(r.ib, 2 * H + j);
     const T n = std::tanh(rg * hn_ + xn);
-    r.ws[j] = rg, r.ws[H + j] = z, r.ws[2 * H + j] = n, r.ws[3 * H + j] = hn_;
+    if (r.ws) r.ws[j] = rg, r.ws[H + j] = z, r.ws[2 * H + j] = n, r.ws[3 * H + j] = hn_;
     r.hy[j] = z * (r.hx[j] - n) + n;
   }
 }

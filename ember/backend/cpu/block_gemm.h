@@ -71,8 +71,14 @@ void block_gemm(int64_t n,
   if (n == 0 || m == 0) return;
   const detail::BlasLayout la = detail::blas_layout(n, k, a.rs, a.cs);
   const detail::BlasLayout lb = detail::blas_layout(k, m, b.rs, b.cs);
-  if (k == 0 || !la.ok || !lb.ok) {
-    // By the definition: an empty k, or operands no library takes (a stride-0 broadcast).
+  if (k == 0) {  // an empty sum: 0, whatever alpha (scale = 1/sqrt(0) is inf in attention)
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < m; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+    }
+    return;
+  }
+  if (!la.ok || !lb.ok) {
+    // By the definition: operands no library takes (a stride-0 broadcast).
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = 0; j < m; ++j) {
         T acc = 0;

@@ -77,7 +77,7 @@ def np_attention(q, k, v, mask=None, is_causal=False, scale=None, enable_gqa=Fal
         k = np.repeat(k, q.shape[-3] // k.shape[-3], axis=-3)
         v = np.repeat(v, q.shape[-3] // v.shape[-3], axis=-3)
     scale = 1 / np.sqrt(q.shape[-1]) if scale is None else scale
-    s = (q @ np.swapaxes(k, -1, -2)) * scale
+    s = (q * scale) @ np.swapaxes(k, -1, -2)  # E = 0: scale is inf, the scores 0
     L, S = q.shape[-2], k.shape[-2]
     if is_causal:
         s = np.where(np.tril(np.ones((L, S), dtype=bool)), s, -np.inf)
@@ -311,6 +311,7 @@ def _sdpa_samples(dtype, rng):
         Sample((a(1, 4, 2, 2), a(1, 2, 3, 2), a(1, 2, 3, 2)), {"enable_gqa": True}, "gqa"),
         Sample((a(2, 3, 2), a(2, 0, 2), a(2, 0, 3)), desc="no keys: zeros", grad=False),
         Sample((a(2, 0, 2), a(2, 3, 2), a(2, 3, 3)), desc="no queries", grad=False),
+        Sample((a(2, 3, 0), a(2, 4, 0), a(2, 4, 2)), desc="E = 0: uniform weights", grad=False),
     ]
 
 

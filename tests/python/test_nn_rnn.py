@@ -173,6 +173,29 @@ def test_cells_against_numpy_larger():
                 np.testing.assert_allclose(N(g), ww, rtol=tol, atol=tol, err_msg=mode)
 
 
+def test_float32_gate_functions_are_within_4e7():
+    # float32 tanh and sigmoid are a rational approximation (nn_rnn_simd.cpp): check the bound
+    # on a dense grid, through rnn_tanh_cell (h = tanh(x)) and lstm_cell with g saturated
+    # (c' = sigmoid(x) * tanh(40)).
+    x = np.linspace(-12, 12, 4096 * 4).astype(np.float32).reshape(-1, 64)
+    eye, zero, h0 = np.eye(64), np.zeros((64, 64)), np.zeros(x.shape)
+    f32 = ember.float32
+    h = ember.rnn_tanh_cell(E(x, f32), E(h0, f32), E(eye, f32), E(zero, f32))
+    np.testing.assert_allclose(N(h), np.tanh(x.astype(np.float64)), rtol=0, atol=4e-7)
+    w = np.concatenate([eye, zero, zero, zero])
+    b = np.concatenate([np.zeros(128), np.full(64, 40.0), np.zeros(64)])
+    _, c = ember.lstm_cell(
+        E(x, f32), (E(h0, f32), E(h0, f32)), E(w, f32), E(np.zeros((256, 64)), f32), E(b, f32)
+    )
+    np.testing.assert_allclose(N(c), 1 / (1 + np.exp(-x.astype(np.float64))), rtol=0, atol=5e-7)
+    # Special values reach the activation through the bias (a product would turn inf into NaN).
+    b = np.zeros(64)
+    b[:3] = [np.nan, np.inf, -np.inf]
+    h = N(ember.rnn_tanh_cell(E(x, f32), E(h0, f32), E(eye, f32), E(zero, f32), E(b, f32)))
+    assert np.isnan(h[:, 0]).all()
+    np.testing.assert_allclose(h[:, 1:3], np.broadcast_to([1.0, -1.0], (len(h), 2)), atol=4e-7)
+
+
 # ---- attention -----------------------------------------------------------------------------------
 
 

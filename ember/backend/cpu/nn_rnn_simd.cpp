@@ -3,9 +3,9 @@
 // for simd.cpp. Each loop runs whole vectors, then the remaining elements in scalar code with the
 // same formulas (std::exp, std::tanh).
 //
-// Transcendental functions clamp their argument to the range where Highway's polynomials are
-// valid and the result is already saturated (tanh(+-20) and sigmoid(+-80) round to +-1, 0, 1 in
-// float32; float64 uses +-20 and +-700), and a NaN input stays NaN.
+// float32 tanh and sigmoid use a rational approximation (tanh_f32, within 4e-7); float64 uses
+// Highway's exp and tanh, with the argument clamped where the result is saturated (tanh(+-20)
+// rounds to +-1; sigmoid at +-700). A NaN input stays NaN.
 #ifndef HWY_DISABLED_TARGETS
 #define HWY_DISABLED_TARGETS HWY_SSSE3
 #endif
@@ -47,19 +47,51 @@ HWY_INLINE V reciprocal(D d, V y) {
   }
 }
 
+// float32 tanh as Eigen's rational approximation (generic_fast_tanh_float, also XLA's): within
+// 4e-7 of tanh everywhere, and about three times cheaper than Highway's exp-based Tanh. An LSTM
+// step evaluates five of these per unit (sigmoid(x) = (1 + tanh(x / 2)) / 2).
 template <class D, class V>
-HWY_INLINE V vsigmoid(D d, V x) {
-  using T = hn::TFromD<D>;
-  const V c = hn::Min(hn::Max(x, hn::Set(d, -kSigmoidLimit<T>)), hn::Set(d, kSigmoidLimit<T>));
-  const V r = reciprocal(d, hn::Add(hn::Set(d, T(1)), hn::Exp(d, hn::Neg(c))));
+HWY_INLINE V tanh_f32(D d, V x) {
+  const V c =
+      hn::Min(hn::Max(x, hn::Set(d, -7.99881172180175781f)), hn::Set(d, 7.99881172180175781f));
+  const V x2 = hn::Mul(c, c);
+  V p = hn::MulAdd(x2, hn::Set(d, -2.76076847742355e-16f), hn::Set(d, 2.00018790482477e-13f));
+  p = hn::MulAdd(x2, p, hn::Set(d, -8.60467152213735e-11f));
+  p = hn::MulAdd(x2, p, hn::Set(d, 5.12229709037114e-08f));
+  p = hn::MulAdd(x2, p, hn::Set(d, 1.48572235717979e-05f));
+  p = hn::MulAdd(x2, p, hn::Set(d, 6.37261928875436e-04f));
+  p = hn::MulAdd(x2, p, hn::Set(d, 4.89352455891786e-03f));
+  p = hn::Mul(c, p);
+  V q = hn::MulAdd(x2, hn::Set(d, 1.19825839466702e-06f), hn::Set(d, 1.18534705686654e-04f));
+  q = hn::MulAdd(x2, q, hn::Set(d, 2.26843463243900e-03f));
+  q = hn::MulAdd(x2, q, hn::Set(d, 4.89352518554385e-03f));
+  const V r =
+      hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0.0004f)), x, hn::Mul(p, reciprocal(d, q)));
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
 template <class D, class V>
 HWY_INLINE V vtanh(D d, V x) {
   using T = hn::TFromD<D>;
-  const V c = hn::Min(hn::Max(x, hn::Set(d, T(-20))), hn::Set(d, T(20)));
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, c));
+  if constexpr (sizeof(T) == 4) {
+    return tanh_f32(d, x);
+  } else {
+    const V c = hn::Min(hn::Max(x, hn::Set(d, T(-20))), hn::Set(d, T(20)));
+    return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, c));
+  }
+}
+
+template <class D, class V>
+HWY_INLINE V vsigmoid(D d, V x) {
+  using T = hn::TFromD<D>;
+  if constexpr (sizeof(T) == 4) {
+    const V half = hn::Set(d, 0.5f);
+    return hn::MulAdd(half, tanh_f32(d, hn::Mul(half, x)), half);
+  } else {
+    const V c = hn::Min(hn::Max(x, hn::Set(d, -kSigmoidLimit<T>)), hn::Set(d, kSigmoidLimit<T>));
+    const V r = reciprocal(d, hn::Add(hn::Set(d, T(1)), hn::Exp(d, hn::Neg(c))));
+    return hn::IfThenElse(hn::IsNaN(x), x, r);
+  }
 }
 
 // exp(y) with 0 below the exp range (y = -inf for masked scores); NaN stays.

@@ -108,6 +108,29 @@ def test_layer_backward_equals_the_unrolled_cells(mode):
         np.testing.assert_allclose(N(x.grad), N(y.grad), rtol=1e-10, atol=1e-12, err_msg=str(i))
 
 
+@pytest.mark.parametrize("mode", ["lstm", "gru"])
+def test_float32_at_size_prepared_weights(mode):
+    # Large enough for the per-step products against prepared (blocked) weights, float32 only:
+    # values against NumPy, gradients against the unrolled cells in float64.
+    rng = rng_for(f"prepared{mode}")
+    T, B, I, H = 4, 16, 24, 80  # B * H * G * H >= 2^18 for both cells
+    arrays = seq_arrays(mode, T64, rng, T, B, I, H, 1, 2, True)
+    a = [E(x, ember.float32, grad=True) for x in arrays]
+    b = [E(x, grad=True) for x in arrays]
+    outs = call_seq(mode, a, 1, 2, True, False)
+    c0 = b[2] if mode == "lstm" else None
+    params = b[3:] if mode == "lstm" else b[2:]
+    ref = [r for r in unrolled(mode, b[0], b[1], c0, params, True, 1, 2) if r is not None]
+    weights = [rng.standard_normal(tuple(o.shape)) for o in ref]
+    sum((o * E(w, ember.float32)).sum() for o, w in zip(outs, weights)).backward()
+    sum((o * E(w)).sum() for o, w in zip(ref, weights)).backward()
+    for o, r in zip(outs, ref):
+        np.testing.assert_allclose(N(o), N(r), rtol=1e-5, atol=1e-5)
+    for i, (x, y) in enumerate(zip(a, b)):
+        scale = np.abs(N(y.grad)).max()
+        np.testing.assert_allclose(N(x.grad), N(y.grad), atol=2e-5 * scale, err_msg=str(i))
+
+
 def test_dropout_between_layers():
     rng = rng_for("dropout")
     T, B, I, H = 4, 3, 2, 3

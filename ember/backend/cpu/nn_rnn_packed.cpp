@@ -68,7 +68,9 @@ std::unique_ptr<RnnPackedWeights> pack_weights(const Tensor& b,
   p->lda = lda;
   p->ldc = ldc;
   const int64_t k = b.sizes()[0], n = b.sizes()[1];
-  if (b.dtype() != kFloat32 || m == 0 || k == 0 || n == 0) return p;
+  // Small products: creating the primitives (tens of microseconds each) would cost more than
+  // repacking saves.
+  if (b.dtype() != kFloat32 || m == 0 || m * k * n < (int64_t(1) << 18)) return p;
   SingleThreadLibraries single;  // primitives configured for one thread, whatever the count
   try {
     const int64_t nb = rnn_col_block(n);

@@ -21,6 +21,7 @@ constexpr int64_t rnn_gates(RnnMode m) {
 
 // One time step of the fused gate nonlinearity, for each row b of the batch, in PyTorch's gate
 // order (LSTM i, f, g, o; GRU r, z, n). pre = igates + ibias + hgates + hbias, except GRU's n:
+// hgates may be undefined (zero): the recurrent product was accumulated into igates.
 //   Tanh/Relu: hy = act(pre)
 //   Lstm:      i, f, o = sigmoid(pre), g = tanh(pre); cy = f * cx + i * g; hy = o * tanh(cy);
 //              ws = [i, f, g, o]
@@ -62,12 +63,10 @@ struct RnnKernels {
   // Prepares b [k, n] (any strides; kept alive by the result) for products a @ b with a [m, k] of
   // row stride lda into out [m, n] of row stride ldc (unit column strides): the recurrent product
   // of every time step. The CPU reorders float32 weights once into oneDNN's blocked layout.
-  using PackWeights = std::unique_ptr<RnnPackedWeights> (*)(const Tensor& b,
-                                                            int64_t m,
-                                                            int64_t lda,
-                                                            int64_t ldc);
-  // out = a @ b with b prepared by PackWeights; other strides than the prepared ones are allowed
-  // (a plain product then). Deterministic as Gemm.
+  using PackWeights = std::unique_ptr<RnnPackedWeights> (*)(
+      const Tensor& b, int64_t m, int64_t lda, int64_t ldc, bool accumulate);
+  // out = a @ b (accumulate: out += a @ b) with b prepared by PackWeights; other strides than the
+  // prepared ones are allowed (a plain product then). Deterministic as Gemm.
   using PackedGemm = void (*)(const RnnPackedWeights& w, const Tensor& out, const Tensor& a);
   using CellForward = void (*)(RnnMode mode, const RnnCellForward& args);
   using CellBackward = void (*)(RnnMode mode, const RnnCellBackward& args);

@@ -286,7 +286,7 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
   {
     NoGradGuard no_grad;
     const Tensor x2 = x.view({T * B, I});
-    const Tensor hg = empty({B, G * H}, opts);
+    const Tensor hg = gru ? empty({B, G * H}, opts) : Tensor();
     // Without a graph to record, gate values are not kept and one step's pre-projection state
     // suffices.
     const Tensor hh_step = cfg.proj && !grad ? empty({B, H}, opts) : Tensor();
@@ -297,9 +297,12 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
       // against w_hh^T prepared once (rows of h_{t-1} are D*P apart in the output).
       const Tensor xp = empty({T * B, G * H}, opts);
       k.gemm(xp, x2, rnn_detail::gemm_operand(w.w_ih).t(), false);
-      const auto whh = k.pack_weights(rnn_detail::gemm_operand(w.w_hh).t(), B, D * P, G * H);
+      // Except for the GRU (whose n gate needs the recurrent part apart), the recurrent product
+      // is accumulated into the projection's rows of the step.
+      const auto whh = k.pack_weights(rnn_detail::gemm_operand(w.w_hh).t(), B, D * P, G * H, !gru);
       const auto whr =
-          cfg.proj ? k.pack_weights(rnn_detail::gemm_operand(w.w_hr).t(), B, H, D * P) : nullptr;
+          cfg.proj ? k.pack_weights(rnn_detail::gemm_operand(w.w_hr).t(), B, H, D * P, false)
+                   : nullptr;
       // One bias vector b_ih + b_hh, except for the GRU, whose n gate keeps b_hn apart.
       Tensor ib = w.b_ih.defined() ? w.b_ih.contiguous() : Tensor();
       Tensor hb = w.b_hh.defined() ? w.b_hh.contiguous() : Tensor();
@@ -317,10 +320,10 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
       for (int64_t step = 0; step < T; ++step) {
         const int64_t t = reverse ? T - 1 - step : step, tp = reverse ? t + 1 : t - 1;
         const Tensor hprev = step == 0 ? h0 : out_d.select(0, tp);
-        k.packed_gemm(*whh, hg, hprev);
         RnnCellForward a;
         a.igates = xp.narrow(0, t * B, B);
-        a.hgates = hg;
+        k.packed_gemm(*whh, gru ? hg : a.igates, hprev);
+        if (gru) a.hgates = hg;
         a.ibias = ib;
         a.hbias = hb;
         a.hx = hprev;
@@ -377,8 +380,8 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
       const size_t i_whr = cfg.proj ? slot++ : 0;
 
       // The recurrent gradient dG_t w_hh of every step against w_hh prepared once.
-      const auto whh_p = k.pack_weights(w_hh, B, G * H, P);
-      const auto whr_p = cfg.proj ? k.pack_weights(w_hr, B, P, H) : nullptr;
+      const auto whh_p = k.pack_weights(w_hh, B, G * H, P, false);
+      const auto whr_p = cfg.proj ? k.pack_weights(w_hr, B, P, H, false) : nullptr;
       const Tensor dgi = empty({T * B, G * H}, opts);
       const Tensor dgh = gru ? empty({T * B, G * H}, opts) : dgi;
       const Tensor dh_rec = empty({B, P}, opts);

@@ -53,20 +53,20 @@ class Packed final : public RnnPackedWeights {
  public:
   Tensor b;                         // the weights as given, for the fallback
   int64_t m = 0, lda = 0, ldc = 0;  // the operands the primitives were made for
-  std::vector<Block> blocks;        // empty: no primitives (float64, or oneDNN refused)
+  bool accumulate = false;
+  std::vector<Block> blocks;  // empty: no primitives (float64, or oneDNN refused)
 };
 
 using dt = dnnl::memory::data_type;
 
-std::unique_ptr<RnnPackedWeights> pack_weights(const Tensor& b,
-                                               int64_t m,
-                                               int64_t lda,
-                                               int64_t ldc) {
+std::unique_ptr<RnnPackedWeights> pack_weights(
+    const Tensor& b, int64_t m, int64_t lda, int64_t ldc, bool accumulate) {
   auto p = std::make_unique<Packed>();
   p->b = b;
   p->m = m;
   p->lda = lda;
   p->ldc = ldc;
+  p->accumulate = accumulate;
   const int64_t k = b.sizes()[0], n = b.sizes()[1];
   // Small products: creating the primitives (tens of microseconds each) would cost more than
   // repacking saves.
@@ -80,7 +80,14 @@ std::unique_ptr<RnnPackedWeights> pack_weights(const Tensor& b,
       const dnnl::memory::desc a_md({m, k}, dt::f32, dnnl::memory::dims{lda, 1});
       const dnnl::memory::desc w_any({k, cols}, dt::f32, dnnl::memory::format_tag::any);
       const dnnl::memory::desc c_md({m, cols}, dt::f32, dnnl::memory::dims{ldc, 1});
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, w_any, c_md), cpu_engine());
+      dnnl::primitive_attr attr;
+      if (accumulate) {  // out += a @ b
+        dnnl::post_ops ops;
+        ops.append_sum(1.0f);
+        attr.set_post_ops(ops);
+      }
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, w_any, c_md), attr,
+                                            cpu_engine());
       Block blk;
       blk.prim = dnnl::matmul(pd);
       blk.n0 = n0;
@@ -108,7 +115,7 @@ void packed_gemm(const RnnPackedWeights& w, const Tensor& out, const Tensor& a) 
                     (a.strides()[0] == p.lda || p.m == 1) && out.strides()[1] == 1 &&
                     (out.strides()[0] == p.ldc || p.m == 1);
   if (!fits) {
-    rnn_gemm(out, a, p.b, false);
+    rnn_gemm(out, a, p.b, p.accumulate);
     return;
   }
   sync_library_threads();

@@ -221,12 +221,12 @@ T dot(const T* a, const T* b, int64_t n) {
 template <class D, class T>
 HWY_INLINE hn::VFromD<D> pre(D d, const CellRow<T>& r, size_t off) {
   return hn::Add(hn::Add(hn::LoadU(d, r.xg + off), load0(d, r.ib, off)),
-                 hn::Add(hn::LoadU(d, r.hg + off), load0(d, r.hb, off)));
+                 hn::Add(load0(d, r.hg, off), load0(d, r.hb, off)));
 }
 
 template <class T>
 HWY_INLINE T spre(const CellRow<T>& r, size_t off) {
-  return (r.xg[off] + at0(r.ib, off)) + (r.hg[off] + at0(r.hb, off));
+  return (r.xg[off] + at0(r.ib, off)) + (at0(r.hg, off) + at0(r.hb, off));
 }
 
 template <class T, bool kRelu>

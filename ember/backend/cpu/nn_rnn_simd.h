@@ -9,7 +9,8 @@
 namespace ember::cpu::rnn_simd {
 
 // One batch row of a cell step: the pointers a mode reads or writes, the others null. Gate blocks
-// are H apart (xg, hg, ib, hb, ws, dgi, dgh); the biases ib and hb may be null (zero).
+// are H apart (xg, hg, ib, hb, ws, dgi, dgh); hg (except for Gru) and the biases ib and hb may be
+// null (zero).
 //   forward:  xg, hg, ib, hb, hx (Gru), cx (Lstm) -> hy, cy (Lstm), ws (Lstm, Gru; may be null
 //             when no backward needs it)
 //   backward: dh = g0 + g1 + g2 (each may be null), dcy (Lstm, may be null), ws, hx (Gru),

@@ -1,5 +1,8 @@
 #include "ember/core/shape.h"
 
+#include <algorithm>
+#include <span>
+
 namespace ember {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
@@ -39,6 +42,67 @@ bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides) {
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
     expected *= sizes[i];
+  }
+  return true;
+}
+
+namespace {
+// Dims from innermost to outermost in a format's order: (C, W, H, N) and (C, W, H, D, N).
+constexpr int64_t kChannelsLastOrder[] = {1, 3, 2, 0};
+constexpr int64_t kChannelsLast3dOrder[] = {1, 4, 3, 2, 0};
+
+std::span<const int64_t> order_of(MemoryFormat format) {
+  if (format == MemoryFormat::ChannelsLast) return kChannelsLastOrder;
+  return kChannelsLast3dOrder;
+}
+}  // namespace
+
+DimVector strides_for(IntArrayRef sizes, MemoryFormat format, const char* op) {
+  EMBER_CHECK(format != MemoryFormat::Preserve, "[", op,
+              "] preserve_format has no strides of its own (it copies a tensor's)");
+  if (format == MemoryFormat::Contiguous) return contiguous_strides(sizes);
+  const size_t want = format == MemoryFormat::ChannelsLast ? 4 : 5;
+  EMBER_CHECK(sizes.size() == want, "[", op, "] ",
+              format == MemoryFormat::ChannelsLast ? "channels_last" : "channels_last_3d",
+              " needs a ", want, "-d tensor, got ", sizes.size(), " dims");
+  DimVector strides(sizes.size(), 0);
+  int64_t step = 1;
+  for (int64_t d : order_of(format)) {
+    strides[size_t(d)] = step;
+    step *= std::max<int64_t>(sizes[size_t(d)], 1);
+  }
+  return strides;
+}
+
+bool is_layout_of(IntArrayRef sizes, IntArrayRef strides, MemoryFormat format) {
+  if (format == MemoryFormat::Contiguous) return is_contiguous_layout(sizes, strides);
+  if (format == MemoryFormat::Preserve) return true;
+  if (sizes.size() != (format == MemoryFormat::ChannelsLast ? 4u : 5u)) return false;
+  for (int64_t s : sizes)
+    if (s == 0) return true;
+  int64_t expected = 1;
+  for (int64_t d : order_of(format)) {
+    if (sizes[size_t(d)] == 1) continue;
+    if (strides[size_t(d)] != expected) return false;
+    expected *= sizes[size_t(d)];
+  }
+  return true;
+}
+
+bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides) {
+  if (is_contiguous_layout(sizes, strides)) return true;
+  // Dims of size > 1 sorted by stride must step as a contiguous tensor would.
+  DimVector dims;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return true;
+    if (sizes[d] != 1) dims.push_back(int64_t(d));
+  }
+  std::sort(dims.begin(), dims.end(),
+            [&](int64_t a, int64_t b) { return strides[size_t(a)] < strides[size_t(b)]; });
+  int64_t expected = 1;
+  for (int64_t d : dims) {
+    if (strides[size_t(d)] != expected) return false;
+    expected *= sizes[size_t(d)];
   }
   return true;
 }

@@ -19,6 +19,21 @@ size_t storage_nbytes(int64_t numel, size_t itemsize);
 // True when (sizes, strides) is row-major contiguous; dims of size 1 may have any stride.
 bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides);
 
+// How a new tensor's elements are laid out in memory (PyTorch's torch.memory_format).
+// ChannelsLast is NHWC order for a tensor indexed (N, C, H, W), ChannelsLast3d NDHWC for
+// (N, C, D, H, W): the channels of one pixel are adjacent, which is what convolution and
+// normalisation kernels want. Preserve keeps a source tensor's layout (for clone, empty_like, to).
+enum class MemoryFormat : uint8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
+
+// The strides of a dense tensor of `sizes` in `format` (not Preserve). ChannelsLast needs 4 dims
+// and ChannelsLast3d 5: "[op] channels_last needs a 4-d tensor, got 3 dims" otherwise.
+DimVector strides_for(IntArrayRef sizes, MemoryFormat format, const char* op);
+// True when (sizes, strides) is the dense layout of `format`; dims of size 1 may have any stride.
+bool is_layout_of(IntArrayRef sizes, IntArrayRef strides, MemoryFormat format);
+// True when the elements fill a block of memory exactly once, in some order of the dims (a
+// permutation of a contiguous tensor): PyTorch's "non-overlapping and dense".
+bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides);
+
 // Maps a possibly negative dim into [0, ndim). A 0-d tensor accepts dims -1 and 0, as PyTorch.
 // Out of range is an IndexError that names the op: "[sum] dim 3 is out of range for a tensor of
 // 2 dims (expected a dim in [-2, 1])".

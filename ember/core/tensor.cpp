@@ -17,6 +17,26 @@ int64_t Tensor::stride(int64_t dim) const {
   return impl_->strides()[size_t(wrap_dim(dim, this->dim(), "stride"))];
 }
 
+bool Tensor::is_contiguous(MemoryFormat format) const {
+  if (format == MemoryFormat::Contiguous) return is_contiguous();
+  EMBER_CHECK(format != MemoryFormat::Preserve,
+              "[is_contiguous] preserve_format is not a layout a tensor can have");
+  return is_layout_of(sizes(), strides(), format);
+}
+
+MemoryFormat Tensor::suggest_memory_format() const {
+  const int64_t nd = dim();
+  if (nd != 4 && nd != 5) return MemoryFormat::Contiguous;
+  const MemoryFormat cl = nd == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  if (!is_layout_of(sizes(), strides(), cl)) return MemoryFormat::Contiguous;
+  if (!is_contiguous()) return cl;
+  // Both layouts describe the memory (size-1 dims): channels-last when the channel stride is 1
+  // and the innermost spatial dim steps over the channels, as channels_last's strides do.
+  return strides()[1] == 1 && sizes()[1] > 1 && strides()[size_t(nd - 1)] == sizes()[1]
+             ? cl
+             : MemoryFormat::Contiguous;
+}
+
 void Tensor::check_dtype(DType expected, const char* what) const {
   EMBER_CHECK_TYPE(dtype() == expected, "[", what, "] expected a tensor of dtype ", expected,
                    ", got ", dtype());

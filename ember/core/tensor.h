@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/core/scalar.h"
+#include "ember/core/shape.h"
 #include "ember/core/tensor_impl.h"
 
 namespace ember {
@@ -67,6 +68,12 @@ class Tensor {
   DType dtype() const { return impl_->dtype(); }
   Device device() const { return impl_->device(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_contiguous(MemoryFormat format) const;
+  bool is_non_overlapping_and_dense() const { return impl_->is_non_overlapping_and_dense(); }
+  // The layout new tensors made from this one should have: ChannelsLast (ChannelsLast3d) when
+  // its strides are NHWC-dense (NDHWC) and not also plain contiguous, or when both hold but the
+  // strides are the ones channels_last gives (an N x C x 1 x 1 tensor made channels-last).
+  MemoryFormat suggest_memory_format() const;
   bool is_floating_point() const { return is_floating(dtype()); }
   int64_t storage_offset() const { return impl_->storage_offset(); }
   size_t element_size() const { return itemsize(dtype()); }
@@ -139,8 +146,8 @@ class Tensor {
                std::optional<int64_t> end,
                int64_t step = 1) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
-  Tensor contiguous() const;
-  Tensor clone() const;
+  Tensor contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
+  Tensor clone(MemoryFormat format = MemoryFormat::Preserve) const;
   Tensor to(DType dtype, bool copy = false) const;
   Tensor to(Device device, bool copy = false) const;
 

@@ -29,6 +29,7 @@ void TensorImpl::refresh() {
   EMBER_ASSERT(sizes_.size() == strides_.size(), "sizes and strides differ in length");
   numel_ = numel_of(sizes_);
   contiguous_ = is_contiguous_layout(sizes_, strides_);
+  dense_ = contiguous_ || is_dense_layout(sizes_, strides_);
 }
 
 }  // namespace ember

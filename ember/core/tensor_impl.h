@@ -32,6 +32,9 @@ class TensorImpl final : public RefCounted {
   // is_contiguous() == (strides == contiguous_strides(sizes)), ignoring dims of size 1, and
   // always true when numel() == 0. Cached: kernels test it on every call.
   bool is_contiguous() const { return contiguous_; }
+  // Elements fill one block of memory exactly once, in some dim order (is_dense_layout). Cached:
+  // elementwise ops test it to keep a permuted layout such as channels-last.
+  bool is_non_overlapping_and_dense() const { return dense_; }
 
   // Address of element 0, i.e. storage data + offset * itemsize.
   void* data() const {
@@ -65,6 +68,7 @@ class TensorImpl final : public RefCounted {
   int64_t numel_ = 1;
   DType dtype_;
   bool contiguous_ = true;
+  bool dense_ = true;
   std::unique_ptr<AutogradMetaBase> autograd_;
   Ref<TensorImpl> base_;
   uint32_t base_history_ = 0;

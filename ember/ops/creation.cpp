@@ -104,6 +104,11 @@ Tensor empty(IntArrayRef size, TensorOptions o) {
   return finish(std::move(t), o);
 }
 
+Tensor empty(IntArrayRef size, TensorOptions o, MemoryFormat format) {
+  if (format == MemoryFormat::Contiguous || format == MemoryFormat::Preserve) return empty(size, o);
+  return empty_strided(size, strides_for(size, format, "empty"), o);
+}
+
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions o) {
   check_size(size, "empty_strided");
   EMBER_CHECK(size.size() == stride.size(), "[empty_strided] got ", size.size(), " sizes and ",
@@ -218,17 +223,31 @@ Tensor randperm(int64_t n, TensorOptions o, Generator* gen) {
   return finish(t, o);
 }
 
-Tensor empty_like(const Tensor& like, TensorOptions o) {
-  return empty(like.sizes(), like_options(like, o));
+DimVector strides_like(const Tensor& like, MemoryFormat format) {
+  if (format != MemoryFormat::Preserve) return strides_for(like.sizes(), format, "empty_like");
+  if (like.is_contiguous()) return contiguous_strides(like.sizes());
+  if (like.is_non_overlapping_and_dense()) return DimVector(like.strides().data(), like.dim());
+  return strides_for(like.sizes(), like.suggest_memory_format(), "empty_like");
 }
-Tensor zeros_like(const Tensor& like, TensorOptions o) {
-  return full(like.sizes(), 0, like_options(like, o));
+
+Tensor empty_like(const Tensor& like, TensorOptions o, MemoryFormat format) {
+  if (like.is_contiguous() && format != MemoryFormat::ChannelsLast &&
+      format != MemoryFormat::ChannelsLast3d)
+    return empty(like.sizes(), like_options(like, o));  // the common case, without the checks
+  return empty_strided(like.sizes(), strides_like(like, format), like_options(like, o));
 }
-Tensor ones_like(const Tensor& like, TensorOptions o) {
-  return full(like.sizes(), 1, like_options(like, o));
+Tensor full_like(const Tensor& like, const Scalar& v, TensorOptions o, MemoryFormat format) {
+  o = like_options(like, o);
+  check_fill_value(v, *o.dtype_, "full_like");
+  Tensor t = empty_like(like, o.requires_grad(false), format);
+  kernel(kernels(t.device()).fill, t.device(), "full_like")(t, v);
+  return finish(std::move(t), o);
 }
-Tensor full_like(const Tensor& like, const Scalar& v, TensorOptions o) {
-  return full(like.sizes(), v, like_options(like, o));
+Tensor zeros_like(const Tensor& like, TensorOptions o, MemoryFormat format) {
+  return full_like(like, 0, o, format);
+}
+Tensor ones_like(const Tensor& like, TensorOptions o, MemoryFormat format) {
+  return full_like(like, 1, o, format);
 }
 Tensor rand_like(const Tensor& like, TensorOptions o, Generator* gen) {
   return rand(like.sizes(), like_options(like, o), gen);

@@ -14,6 +14,8 @@ DType get_default_dtype();
 void set_default_dtype(DType dtype);  // float32 or float64 (or the 16-bit floats)
 
 Tensor empty(IntArrayRef size, TensorOptions options = {});
+// In a memory format: empty({8, 3, 32, 32}, {}, MemoryFormat::ChannelsLast) is NHWC in memory.
+Tensor empty(IntArrayRef size, TensorOptions options, MemoryFormat format);
 // A tensor with the given sizes and strides (in elements) over fresh memory.
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options = {});
 Tensor zeros(IntArrayRef size, TensorOptions options = {});
@@ -42,10 +44,23 @@ Tensor randint(int64_t low,
 Tensor randperm(int64_t n, TensorOptions options = {}, Generator* generator = nullptr);
 
 // Same shape (and by default dtype and device) as `like`; `like`'s requires_grad is not copied.
-Tensor empty_like(const Tensor& like, TensorOptions options = {});
-Tensor zeros_like(const Tensor& like, TensorOptions options = {});
-Tensor ones_like(const Tensor& like, TensorOptions options = {});
-Tensor full_like(const Tensor& like, const Scalar& fill_value, TensorOptions options = {});
+// The layout is `format`'s; Preserve (the default, as PyTorch) keeps `like`'s strides when it is
+// dense, else takes like.suggest_memory_format().
+Tensor empty_like(const Tensor& like,
+                  TensorOptions options = {},
+                  MemoryFormat format = MemoryFormat::Preserve);
+Tensor zeros_like(const Tensor& like,
+                  TensorOptions options = {},
+                  MemoryFormat format = MemoryFormat::Preserve);
+Tensor ones_like(const Tensor& like,
+                 TensorOptions options = {},
+                 MemoryFormat format = MemoryFormat::Preserve);
+Tensor full_like(const Tensor& like,
+                 const Scalar& fill_value,
+                 TensorOptions options = {},
+                 MemoryFormat format = MemoryFormat::Preserve);
+// The strides empty_like(like, {}, format) gives.
+DimVector strides_like(const Tensor& like, MemoryFormat format);
 Tensor rand_like(const Tensor& like, TensorOptions options = {}, Generator* generator = nullptr);
 Tensor randn_like(const Tensor& like, TensorOptions options = {}, Generator* generator = nullptr);
 Tensor randint_like(const Tensor& like,

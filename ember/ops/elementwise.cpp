@@ -130,7 +130,22 @@ bool can_cast(DType from, DType to) {
   return true;
 }
 
-Tensor new_output(IntArrayRef shape, DType dtype, Device device) {
+const Tensor* layout_source(const Tensor& t) { return &t; }
+const Tensor* layout_source(const Scalar&) { return nullptr; }
+
+// The result keeps the layout of the first input that has the result's shape and is dense but
+// not contiguous (PyTorch does the same), so channels-last activations stay channels-last
+// through relu, add and the other elementwise ops; otherwise it is contiguous.
+Tensor new_output(IntArrayRef shape,
+                  DType dtype,
+                  Device device,
+                  const Tensor* a = nullptr,
+                  const Tensor* b = nullptr) {
+  for (const Tensor* t : {a, b}) {
+    if (!t || t->is_contiguous() || !t->is_non_overlapping_and_dense()) continue;
+    if (t->sizes() == shape)
+      return empty_strided(shape, t->strides(), TensorOptions(dtype).device(device));
+  }
   return empty(shape, TensorOptions(dtype).device(device));
 }
 
@@ -139,7 +154,7 @@ Tensor new_output(IntArrayRef shape, DType dtype, Device device) {
 Tensor unary_forward(UnaryOp op, const Tensor& x) {
   const auto& info = kUnary[int(op)];
   const DType dt = compute_dtype(info, x.dtype());
-  Tensor out = new_output(x.sizes(), dt, x.device());
+  Tensor out = new_output(x.sizes(), dt, x.device(), &x);
   kernel(kernels(x.device()).unary[int(op)], x.device(), info.name)(out, cast(x, dt));
   return out;
 }
@@ -147,7 +162,7 @@ Tensor unary_forward(UnaryOp op, const Tensor& x) {
 Tensor param_unary_forward(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
   const auto& info = kParamUnary[int(op)];
   const DType dt = compute_dtype(info, x.dtype());
-  Tensor out = new_output(x.sizes(), dt, x.device());
+  Tensor out = new_output(x.sizes(), dt, x.device(), &x);
   kernel(kernels(x.device()).param_unary[int(op)], x.device(), info.name)(out, cast(x, dt),
                                                                           p.data());
   return out;
@@ -162,7 +177,7 @@ Tensor binary_forward(const ElementwiseInfo& info,
                       Device device,
                       const A& a,
                       const B& b) {
-  Tensor out = new_output(shape, bool_out ? kBool : dt, device);
+  Tensor out = new_output(shape, bool_out ? kBool : dt, device, layout_source(a), layout_source(b));
   kernel(slot, device, info.name)(out, Operand(a), Operand(b));
   return out;
 }
@@ -331,7 +346,7 @@ Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
 
 #define EMBER_DEFINE_PREDICATE(name, F)                                                       \
   Tensor name(const Tensor& x) {                                                              \
-    Tensor out = new_output(x.sizes(), kBool, x.device());                                    \
+    Tensor out = new_output(x.sizes(), kBool, x.device(), &x);                                \
     kernel(kernels(x.device()).predicate[int(PredicateOp::name)], x.device(), #name)(out, x); \
     return out;                                                                               \
   }
@@ -453,7 +468,7 @@ Tensor where_impl(const Tensor& cond, const A& a, const B& b) {
   const Device dev = cond.device();
   if constexpr (a_tensor) check_same_device(cond, a, "where");
   if constexpr (b_tensor) check_same_device(cond, b, "where");
-  Tensor out = new_output(shape, dt, dev);
+  Tensor out = new_output(shape, dt, dev, layout_source(a), layout_source(b));
   kernel(kernels(dev).where, dev, "where")(out, cond, Operand(cast(a, dt)), Operand(cast(b, dt)));
   bool grad = false;
   if constexpr (a_tensor) grad |= any_requires_grad(a);

@@ -351,7 +351,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     expanded.push_back(s);
     final_shape.push_back(repeats[i] * s);
   }
-  return view(clone(expand(reshape(self, inter), expanded)), final_shape);
+  return view(clone(expand(reshape(self, inter), expanded), MemoryFormat::Contiguous), final_shape);
 }
 
 Tensor tile(const Tensor& self, IntArrayRef dims) {
@@ -377,7 +377,7 @@ Tensor repeat_interleave(const Tensor& self,
   DimVector expanded = dims_of(x.sizes()), final_shape = dims_of(x.sizes());
   expanded.insert(size_t(d) + 1, repeats);
   final_shape[size_t(d)] = size * repeats;
-  return view(clone(expand(unsqueeze(x, d + 1), expanded)), final_shape);
+  return view(clone(expand(unsqueeze(x, d + 1), expanded), MemoryFormat::Contiguous), final_shape);
 }
 
 Tensor repeat_interleave(const Tensor& self,

@@ -24,8 +24,8 @@ Tensor Tensor::slice(int64_t dim,
                      int64_t step) const {
   return ember::slice(*this, dim, start, end, step);
 }
-Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
-Tensor Tensor::clone() const { return ember::clone(*this); }
+Tensor Tensor::contiguous(MemoryFormat format) const { return ember::contiguous(*this, format); }
+Tensor Tensor::clone(MemoryFormat format) const { return ember::clone(*this, format); }
 Tensor Tensor::to(DType dtype, bool copy) const { return to_dtype(*this, dtype, copy); }
 Tensor Tensor::to(Device device, bool copy) const { return to_device(*this, device, copy); }
 

@@ -96,9 +96,9 @@ void record_reshape_like(const char* name, const Tensor& self, const Tensor& out
   });
 }
 
-// Plain copy of src into a fresh contiguous tensor of `dtype`, without autograd.
-Tensor copy_nograd(const Tensor& src, DType dtype) {
-  Tensor out = empty(src.sizes(), TensorOptions(dtype).device(src.device()));
+// Plain copy of src into a fresh tensor of `dtype` laid out as `format`, without autograd.
+Tensor copy_nograd(const Tensor& src, DType dtype, MemoryFormat format = MemoryFormat::Preserve) {
+  Tensor out = empty_like(src, TensorOptions(dtype).device(src.device()), format);
   kernel(kernels(src.device()).copy, src.device(), "copy")(out, src);
   return out;
 }
@@ -127,7 +127,7 @@ Tensor reshape(const Tensor& self, IntArrayRef shape) {
     return out;
   }
   // Copy, then view: the graph gets CloneBackward0 and ViewBackward0, as in PyTorch.
-  return view(clone(self), sizes);
+  return view(clone(self, MemoryFormat::Contiguous), sizes);
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
@@ -348,13 +348,13 @@ Tensor as_strided(const Tensor& self,
   return make_view(self, size, stride, offset);
 }
 
-Tensor contiguous(const Tensor& self) {
-  if (self.is_contiguous()) return self;
-  return clone(self);
+Tensor contiguous(const Tensor& self, MemoryFormat format) {
+  if (format == MemoryFormat::Preserve || self.is_contiguous(format)) return self;
+  return clone(self, format);
 }
 
-Tensor clone(const Tensor& self) {
-  Tensor out = copy_nograd(self, self.dtype());
+Tensor clone(const Tensor& self, MemoryFormat format) {
+  Tensor out = copy_nograd(self, self.dtype(), format);
   if (any_requires_grad(self)) {
     record("CloneBackward0", {&self}, {&out},
            [](TensorList& g, Node&) { return TensorList{g[0]}; });

@@ -31,9 +31,12 @@ Tensor as_strided(const Tensor& self,
                   IntArrayRef size,
                   IntArrayRef stride,
                   std::optional<int64_t> storage_offset = std::nullopt);
-Tensor contiguous(const Tensor& self);
-Tensor clone(const Tensor& self);
+// self when it already has `format`'s layout, else a copy in it.
+Tensor contiguous(const Tensor& self, MemoryFormat format = MemoryFormat::Contiguous);
+// A copy; Preserve (the default, as PyTorch) keeps self's strides when self is dense.
+Tensor clone(const Tensor& self, MemoryFormat format = MemoryFormat::Preserve);
 Tensor detach(const Tensor& self);
+// Converts (or copies, with copy) keeping self's layout, as clone with Preserve.
 Tensor to_dtype(const Tensor& self, DType dtype, bool copy = false);
 // A contiguous copy on `device` (self itself when it is already there and copy is false).
 Tensor to_device(const Tensor& self, Device device, bool copy = false);

@@ -13,6 +13,8 @@ _C._set_size_type(Size)
 # ember.float and ember.long, which shadow Python builtins in this namespace, as in torch), ops,
 # factories. Code that needs the builtins lives in the submodules, not here.
 globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
+# ember.channels_last prints as PyTorch prints torch.channels_last.
+memory_format.__repr__ = memory_format.__str__ = lambda self: f"ember.{self.name}"  # noqa: F821
 
 from ember import (
     _tensor,  # noqa: E402  (Python-side Tensor methods)

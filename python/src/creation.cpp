@@ -92,7 +92,7 @@ Tensor tensor_from_data(nb::handle data,
                         bool requires_grad) {
   if (nb::isinstance<Tensor>(data)) {
     // As PyTorch: a copy, cut from the graph.
-    Tensor t = clone(detach(nb::cast<const Tensor&>(data)));
+    Tensor t = clone(detach(nb::cast<const Tensor&>(data)), MemoryFormat::Contiguous);
     if (dtype) t = to_dtype(t, *dtype);
     if (requires_grad) t.requires_grad_(true);
     return t;
@@ -101,7 +101,7 @@ Tensor tensor_from_data(nb::handle data,
       !PyFloat_Check(data.ptr())) {
     // NumPy arrays and anything else with the buffer protocol or DLPack: a copy.
     nb::object asarray = nb::module_::import_("ember").attr("from_dlpack");
-    Tensor t = clone(nb::cast<Tensor>(asarray(data)));
+    Tensor t = clone(nb::cast<Tensor>(asarray(data)), MemoryFormat::Contiguous);
     if (dtype) t = to_dtype(t, *dtype);
     if (requires_grad) t.requires_grad_(true);
     return t;
@@ -143,10 +143,16 @@ void init_creation(nb::module_& m) {
         return name(shape_from_args(size, #name), options(dt, dev, rg)); \
       },                                                                 \
       nb::arg("size"), nb::kw_only(), EMBER_OPTION_ARGS);
-  EMBER_BIND_SIZED(empty)
   EMBER_BIND_SIZED(zeros)
   EMBER_BIND_SIZED(ones)
 #undef EMBER_BIND_SIZED
+  m.def(
+      "empty",
+      [](nb::args size, EMBER_OPTION_PARAMS, MemoryFormat format) {
+        return empty(shape_from_args(size, "empty"), options(dt, dev, rg), format);
+      },
+      nb::arg("size"), nb::kw_only(), EMBER_OPTION_ARGS,
+      nb::arg("memory_format") = MemoryFormat::Contiguous);
   m.def(
       "full",
       [](DimVector size, const Scalar& v, EMBER_OPTION_PARAMS) {
@@ -224,18 +230,29 @@ void init_creation(nb::module_& m) {
   m.def(                                                                                         \
       #name, [](const Tensor& t, EMBER_OPTION_PARAMS) { return name(t, options(dt, dev, rg)); }, \
       nb::arg("input"), nb::kw_only(), EMBER_OPTION_ARGS);
-  EMBER_BIND_LIKE(empty_like)
-  EMBER_BIND_LIKE(zeros_like)
-  EMBER_BIND_LIKE(ones_like)
+  // empty_like, zeros_like, ones_like keep the input's layout (memory_format=preserve_format).
+#define EMBER_BIND_LIKE_FORMAT(name)                                  \
+  m.def(                                                              \
+      #name,                                                          \
+      [](const Tensor& t, EMBER_OPTION_PARAMS, MemoryFormat format) { \
+        return name(t, options(dt, dev, rg), format);                 \
+      },                                                              \
+      nb::arg("input"), nb::kw_only(), EMBER_OPTION_ARGS,             \
+      nb::arg("memory_format") = MemoryFormat::Preserve);
+  EMBER_BIND_LIKE_FORMAT(empty_like)
+  EMBER_BIND_LIKE_FORMAT(zeros_like)
+  EMBER_BIND_LIKE_FORMAT(ones_like)
+#undef EMBER_BIND_LIKE_FORMAT
   EMBER_BIND_LIKE(rand_like)
   EMBER_BIND_LIKE(randn_like)
 #undef EMBER_BIND_LIKE
   m.def(
       "full_like",
-      [](const Tensor& t, const Scalar& v, EMBER_OPTION_PARAMS) {
-        return full_like(t, v, options(dt, dev, rg));
+      [](const Tensor& t, const Scalar& v, EMBER_OPTION_PARAMS, MemoryFormat format) {
+        return full_like(t, v, options(dt, dev, rg), format);
       },
-      nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), EMBER_OPTION_ARGS);
+      nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), EMBER_OPTION_ARGS,
+      nb::arg("memory_format") = MemoryFormat::Preserve);
   m.def(
       "randint_like",
       [](const Tensor& t, int64_t a, std::optional<int64_t> b, EMBER_OPTION_PARAMS) {

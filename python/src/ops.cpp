@@ -608,7 +608,9 @@ void init_ops(nb::module_& m) {
       m, "select",
       [](const Tensor& t, int64_t dim, int64_t index) { return select(t, dim, index); },
       nb::arg("dim"), nb::arg("index"));
-  def_both(m, "clone", [](const Tensor& t) { return clone(t); });
+  def_both(
+      m, "clone", [](const Tensor& t, MemoryFormat format) { return clone(t, format); },
+      nb::kw_only(), nb::arg("memory_format") = MemoryFormat::Preserve);
   def_both(
       m, "as_strided",
       [](const Tensor& t, DimVector size, DimVector stride, std::optional<int64_t> offset) {
@@ -630,10 +632,14 @@ void init_ops(nb::module_& m) {
       nb::arg("grad"), nb::arg("input_sizes"), nb::arg("dim"), nb::arg("start"), nb::arg("end"),
       nb::arg("step"));
   def_both(m, "detach", [](const Tensor& t) { return detach(t); });
-  cls.def("contiguous", [](nb::handle self) -> nb::object {
-    const Tensor& t = nb::cast<const Tensor&>(self);
-    return t.is_contiguous() ? nb::borrow(self) : wrap(clone(t));
-  });
+  cls.def(
+      "contiguous",
+      [](nb::handle self, MemoryFormat format) -> nb::object {
+        const Tensor& t = nb::cast<const Tensor&>(self);
+        Tensor out = contiguous(t, format);
+        return out.is_same(t) ? nb::borrow(self) : wrap(std::move(out));
+      },
+      nb::arg("memory_format") = MemoryFormat::Contiguous);
   cls.def("detach_", [](nb::handle self) {
     nb::cast<Tensor&>(self).detach_();
     return nb::borrow(self);
@@ -645,6 +651,7 @@ void init_ops(nb::module_& m) {
     std::optional<DType> dtype;
     std::optional<Device> device;
     bool copy = false;
+    MemoryFormat format = MemoryFormat::Preserve;
     for (nb::handle a : args) {
       if (nb::isinstance<Tensor>(a)) {
         dtype = nb::cast<const Tensor&>(a).dtype();
@@ -669,11 +676,18 @@ void init_ops(nb::module_& m) {
         if (!v.is_none()) device = device_arg(v);
       } else if (key == "copy") {
         copy = arg_cast<bool>(v, "to(): copy", "a bool");
-      } else if (key != "non_blocking" && key != "memory_format") {
+      } else if (key == "memory_format") {
+        format = arg_cast<MemoryFormat>(v, "to(): memory_format", "an ember.memory_format");
+      } else if (key != "non_blocking") {
         type_error("to() got an unexpected keyword argument '" + key + "'");
       }
     }
     Tensor out = to_impl(t, dtype, device, copy);
+    // to(memory_format=...) copies unless the tensor's suggested format is already that one, as
+    // PyTorch: a transposed matrix stays as it is, an N x C x 1 x 1 tensor takes the format's
+    // strides.
+    if (format != MemoryFormat::Preserve && out.suggest_memory_format() != format)
+      out = clone(out, format);
     return out.is_same(t) ? nb::borrow(self) : wrap(std::move(out));
   });
   struct Cast {

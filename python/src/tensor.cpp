@@ -218,7 +218,12 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("itemsize", &Tensor::element_size)
       .def_prop_ro("nbytes", &Tensor::nbytes)
       .def("storage_offset", &Tensor::storage_offset)
-      .def("is_contiguous", &Tensor::is_contiguous)
+      .def(
+          "is_contiguous",
+          [](const Tensor& t, MemoryFormat format) { return t.is_contiguous(format); },
+          nb::arg("memory_format") = MemoryFormat::Contiguous)
+      .def("_is_non_overlapping_and_dense", &Tensor::is_non_overlapping_and_dense)
+      .def("_suggest_memory_format", &Tensor::suggest_memory_format)
       .def("is_floating_point", &Tensor::is_floating_point)
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })

@@ -36,6 +36,14 @@ void init_types(nb::module_& m) {
   m.attr("long") = dtype_object(kInt64);
   m.def("promote_types", &promote_types, nb::arg("type1"), nb::arg("type2"));
 
+  // ember.contiguous_format, ember.channels_last, ... as PyTorch's torch.memory_format values.
+  nb::enum_<MemoryFormat>(m, "memory_format")
+      .value("contiguous_format", MemoryFormat::Contiguous)
+      .value("channels_last", MemoryFormat::ChannelsLast)
+      .value("channels_last_3d", MemoryFormat::ChannelsLast3d)
+      .value("preserve_format", MemoryFormat::Preserve)
+      .export_values();
+
   nb::class_<Device>(m, "device")
       .def(nb::init<std::string_view>(), nb::arg("type"))
       .def(

@@ -355,3 +355,22 @@ TEST(TensorErrors, KindAndMessageNameTheOp) {
 }
 
 }  // namespace
+
+TEST(MemoryFormat, ChannelsLastStridesAndElementwise) {
+  using ember::MemoryFormat;
+  const ember::Tensor x = ember::arange(24, ember::kFloat32).reshape({1, 2, 3, 4});
+  const ember::Tensor y = x.contiguous(MemoryFormat::ChannelsLast);
+  EXPECT_EQ(std::vector<int64_t>(y.strides().begin(), y.strides().end()),
+            (std::vector<int64_t>{24, 1, 8, 2}));
+  EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_FALSE(y.is_contiguous());
+  EXPECT_EQ(y.suggest_memory_format(), MemoryFormat::ChannelsLast);
+  // Element (0, 1, 2, 3) is 23 wherever it sits in memory: offset 1*1 + 2*8 + 3*2 = 23.
+  EXPECT_EQ(static_cast<const float*>(y.data_ptr())[23], 23.0f);
+  const ember::Tensor z = ember::relu(y - 5);
+  EXPECT_TRUE(z.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_EQ(z.contiguous().to_vector<float>()[23], 18.0f);
+  EXPECT_EQ(ember::empty_like(y).strides(), y.strides());
+  EXPECT_THROW(ember::arange(6).reshape({1, 2, 3}).contiguous(MemoryFormat::ChannelsLast),
+               ember::Error);
+}

@@ -32,6 +32,32 @@ void ElementwiseIter::add_scalar(const void* data) {
 
 void ElementwiseIter::build() {
   if (numel_ == 0) return;  // nothing to walk
+  // Walk the output in memory order: dims sorted by its strides, outermost (largest) first, so a
+  // permuted output (channels-last) is written as one run and its dims can merge. Stable: ties
+  // and size-1 dims keep their order; a row-major output is left as it is.
+  const size_t n = sizes_.size();
+  bool ordered = true;
+  int64_t last = INT64_MAX;
+  for (size_t d = 0; d < n && ordered; ++d) {
+    if (sizes_[d] == 1) continue;
+    ordered = last >= strides_[0][d];
+    last = strides_[0][d];
+  }
+  if (!ordered) {
+    DimVector perm(n);
+    for (size_t d = 0; d < n; ++d) perm[d] = int64_t(d);
+    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+      return strides_[0][size_t(a)] > strides_[0][size_t(b)];
+    });
+    DimVector sizes(n);
+    for (size_t d = 0; d < n; ++d) sizes[d] = sizes_[size_t(perm[d])];
+    sizes_ = sizes;
+    for (int k = 0; k < nops_; ++k) {
+      DimVector strides(n);
+      for (size_t d = 0; d < n; ++d) strides[d] = strides_[k][size_t(perm[d])];
+      strides_[k] = strides;
+    }
+  }
   // Walk from the innermost dim outward, dropping size-1 dims and merging a dim into the one
   // inside it when every operand steps across both as one: stride[d] == stride[c] * size[c].
   DimVector sizes;

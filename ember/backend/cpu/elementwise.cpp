@@ -51,7 +51,8 @@ bool simd_param_unary(int op, const Tensor& out, const Tensor& in, const Scalar*
 // A binary op on contiguous operands, either of which may be a scalar or a one-element tensor.
 bool simd_binary(int op, const Tensor& out, const Operand& a, const Operand& b) {
   const int row = simd_row(out.dtype());
-  if (row < 0 || out.numel() < kSimdMinElements || !out.is_contiguous()) return false;
+  if (row < 0 || out.numel() < kSimdMinElements || !out.is_non_overlapping_and_dense())
+    return false;
   const simd::BinaryFn fn = simd::table().binary[row][op];
   if (!fn) return false;
   const int64_t n = out.numel(), es = int64_t(out.element_size());
@@ -70,7 +71,7 @@ bool simd_binary(int op, const Tensor& out, const Operand& a, const Operand& b) 
       return static_cast<const char*>(t.data_ptr());
     }
     is_scalar = false;
-    return t.is_contiguous() && t.numel() == n ? static_cast<const char*>(t.data_ptr()) : nullptr;
+    return flat_like(t, out) ? static_cast<const char*>(t.data_ptr()) : nullptr;
   };
   bool a_scalar = false, b_scalar = false;
   const char* pa = operand(a, scalar_a, scalar_af, a_scalar);
@@ -144,8 +145,7 @@ void where_kernel(const Tensor& out, const Tensor& cond, const Operand& a, const
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
-  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
-      dst.numel() == src.numel()) {
+  if (dst.dtype() == src.dtype() && all_flat(dst, {&src})) {
     const size_t nbytes = dst.nbytes();
     char* d = static_cast<char*>(dst.data_ptr());
     const char* s = static_cast<const char*>(src.data_ptr());
@@ -164,7 +164,7 @@ void fill_kernel(const Tensor& dst, const Scalar& value) {
   if (dst.numel() == 0) return;
   dispatch_dtype(dst.dtype(), "fill", [&]<class T>() {
     const T v = value.to<T>();
-    if (dst.is_contiguous()) {
+    if (dst.is_non_overlapping_and_dense()) {
       T* p = static_cast<T*>(dst.data_ptr());
       parallel_for(0, dst.numel(), kElementwiseGrain,
                    [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });

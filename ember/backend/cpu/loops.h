@@ -26,13 +26,20 @@ inline D convert(S v) {
   }
 }
 
-// Whether `out` and the tensor inputs are all contiguous with out's element count. Inputs that
-// broadcast to `out` with the same count are aligned with it element by element, so one flat
-// loop replaces the iterator: the common case, and the cheapest for tiny tensors.
+// Whether `t` lines up with `out` element by element in memory from data_ptr() on: both
+// contiguous with the same count (a broadcast that adds only size-1 dims), or both dense in the
+// same permuted layout (channels-last). `out` must be dense.
+inline bool flat_like(const Tensor& t, const Tensor& out) {
+  if (out.is_contiguous()) return t.is_contiguous() && t.numel() == out.numel();
+  return t.sizes() == out.sizes() && t.strides() == out.strides();
+}
+
+// Whether `out` and the tensor inputs can be walked as one flat array each: the common case, and
+// the cheapest for tiny tensors (no iterator).
 inline bool all_flat(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
-  if (!out.is_contiguous()) return false;
+  if (!out.is_non_overlapping_and_dense()) return false;
   for (const Tensor* t : inputs)
-    if (!t->is_contiguous() || t->numel() != out.numel()) return false;
+    if (!flat_like(*t, out)) return false;
   return true;
 }
 

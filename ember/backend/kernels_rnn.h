@@ -52,6 +52,8 @@ struct RnnCellBackward {
 // the contents are the backend's.
 struct RnnPackedWeights {
   virtual ~RnnPackedWeights() = default;
+  // True when the backend really prepared them (the products are then faster than plain ones).
+  virtual bool prepared() const { return false; }
 };
 
 struct RnnKernels {

@@ -293,10 +293,19 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
     for (int64_t d = 0; d < D; ++d) {
       const LayerDir& w = dirs[size_t(d)];
       DirBuffers& s = buf[size_t(d)];
-      // The input's part of every step's gates in one product; the recurrent product per step
-      // against w_hh^T prepared once (rows of h_{t-1} are D*P apart in the output).
-      const Tensor xp = empty({T * B, G * H}, opts);
-      k.gemm(xp, x2, rnn_detail::gemm_operand(w.w_ih).t(), false);
+      // The input's part of the gates. With prepared weights and at least 16 rows, one product
+      // per step: at [32, 512] x [512, 2048] these run at ~265 GFLOP/s against ~248 for one
+      // product over all steps (27.6 against 28.5 ms with the recurrent products, one thread),
+      // and no [T*B, G*H] buffer goes through memory. Otherwise one product over all steps
+      // (with few rows, each step would read all the weights for little work).
+      const auto wih =
+          B >= 16 ? k.pack_weights(rnn_detail::gemm_operand(w.w_ih).t(), B, I, G * H, false)
+                  : nullptr;
+      const bool per_step = wih && wih->prepared();
+      const Tensor xp = empty({per_step ? B : T * B, G * H}, opts);
+      if (!per_step) k.gemm(xp, x2, rnn_detail::gemm_operand(w.w_ih).t(), false);
+      // The recurrent product per step against w_hh^T prepared once (rows of h_{t-1} are D*P
+      // apart in the output).
       // Except for the GRU (whose n gate needs the recurrent part apart), the recurrent product
       // is accumulated into the projection's rows of the step.
       const auto whh = k.pack_weights(rnn_detail::gemm_operand(w.w_hh).t(), B, D * P, G * H, !gru);
@@ -321,7 +330,12 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
         const int64_t t = reverse ? T - 1 - step : step, tp = reverse ? t + 1 : t - 1;
         const Tensor hprev = step == 0 ? h0 : out_d.select(0, tp);
         RnnCellForward a;
-        a.igates = xp.narrow(0, t * B, B);
+        if (per_step) {
+          a.igates = xp;
+          k.packed_gemm(*wih, xp, x2.narrow(0, t * B, B));
+        } else {
+          a.igates = xp.narrow(0, t * B, B);
+        }
         k.packed_gemm(*whh, gru ? hg : a.igates, hprev);
         if (gru) a.hgates = hg;
         a.ibias = ib;

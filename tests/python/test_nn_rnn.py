@@ -113,7 +113,7 @@ def test_float32_at_size_prepared_weights(mode):
     # Large enough for the per-step products against prepared (blocked) weights, float32 only:
     # values against NumPy, gradients against the unrolled cells in float64.
     rng = rng_for(f"prepared{mode}")
-    T, B, I, H = 4, 16, 24, 80  # B * H * G * H >= 2^18 for both cells
+    T, B, I, H = 4, 16, 72, 80  # B * (I or H) * G * H >= 2^18 for both cells
     arrays = seq_arrays(mode, T64, rng, T, B, I, H, 1, 2, True)
     a = [E(x, ember.float32, grad=True) for x in arrays]
     b = [E(x, grad=True) for x in arrays]

@@ -51,6 +51,7 @@ struct Block {
 
 class Packed final : public RnnPackedWeights {
  public:
+  bool prepared() const override { return !blocks.empty(); }
   Tensor b;                         // the weights as given, for the fallback
   int64_t m = 0, lda = 0, ldc = 0;  // the operands the primitives were made for
   bool accumulate = false;

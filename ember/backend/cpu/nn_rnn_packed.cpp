@@ -72,10 +72,11 @@ std::unique_ptr<RnnPackedWeights> pack_weights(
   // Small products: creating the primitives (tens of microseconds each) would cost more than
   // repacking saves.
   if (b.dtype() != kFloat32 || m == 0 || m * k * n < (int64_t(1) << 18)) return p;
-  SingleThreadLibraries single;  // primitives configured for one thread, whatever the count
+  std::vector<dnnl::reorder> reorders;
+  std::vector<dnnl::memory> users;
   try {
+    SingleThreadLibraries single;  // primitives configured for one thread, whatever the count
     const int64_t nb = rnn_col_block(n);
-    dnnl::stream s(cpu_engine());
     for (int64_t n0 = 0; n0 < n; n0 += nb) {
       const int64_t cols = std::min(nb, n - n0);
       const dnnl::memory::desc a_md({m, k}, dt::f32, dnnl::memory::dims{lda, 1});
@@ -96,17 +97,26 @@ std::unique_ptr<RnnPackedWeights> pack_weights(
       blk.weights = dnnl::memory(pd.weights_desc(), cpu_engine(), blk.storage->p);
       const dnnl::memory::desc user_md({k, cols}, dt::f32,
                                        dnnl::memory::dims{b.strides()[0], b.strides()[1]});
-      dnnl::memory user(user_md, cpu_engine(),
-                        static_cast<float*>(b.data_ptr()) + n0 * b.strides()[1]);
-      dnnl::reorder(user, blk.weights).execute(s, user, blk.weights);
+      users.emplace_back(user_md, cpu_engine(),
+                         static_cast<float*>(b.data_ptr()) + n0 * b.strides()[1]);
+      reorders.emplace_back(users.back(), blk.weights);
       blk.src = dnnl::memory(a_md, cpu_engine(), DNNL_MEMORY_NONE);
       blk.dst = dnnl::memory(c_md, cpu_engine(), DNNL_MEMORY_NONE);
       p->blocks.push_back(std::move(blk));
     }
-    s.wait();
   } catch (const dnnl::error&) {
     p->blocks.clear();  // the plain products below
+    return p;
   }
+  // The reorders (the weights' copy into the blocked layout), one block per thread.
+  parallel_for(0, int64_t(reorders.size()), 1, [&](int64_t b0, int64_t b1) {
+    SingleThreadLibraries single;
+    thread_local dnnl::stream s(cpu_engine());
+    for (int64_t i = b0; i < b1; ++i) {
+      reorders[size_t(i)].execute(s, users[size_t(i)], p->blocks[size_t(i)].weights);
+    }
+    s.wait();
+  });
   return p;
 }
 

@@ -305,9 +305,8 @@ LayerResult run_layer(const RnnConfig& cfg, const Tensor& x, const std::vector<L
       const Tensor xp = empty({per_step ? B : T * B, G * H}, opts);
       if (!per_step) k.gemm(xp, x2, rnn_detail::gemm_operand(w.w_ih).t(), false);
       // The recurrent product per step against w_hh^T prepared once (rows of h_{t-1} are D*P
-      // apart in the output).
-      // Except for the GRU (whose n gate needs the recurrent part apart), the recurrent product
-      // is accumulated into the projection's rows of the step.
+      // apart in the output), accumulated into the input's part except for the GRU, whose n gate
+      // needs the recurrent part apart.
       const auto whh = k.pack_weights(rnn_detail::gemm_operand(w.w_hh).t(), B, D * P, G * H, !gru);
       const auto whr =
           cfg.proj ? k.pack_weights(rnn_detail::gemm_operand(w.w_hr).t(), B, H, D * P, false)

@@ -13,8 +13,9 @@ Rows (batch 8 unless said):
   sdpa        scaled_dot_product_attention, batch 8, 8 heads, length 512, head dim 64 (plain and
               causal)
 Each row is timed forward ("fwd") and forward plus backward ("fwd+bwd": the gradient of every
-input that has one, from a fixed random output gradient). Before timing a row the two libraries'
-results (and gradients) are compared once, so a wrong answer is never timed. Rounds alternate
+input that has one, from a fixed random output gradient, channels-last in the channels-last
+rows). Before timing a row the two libraries' results (and gradients) are compared once, so a
+wrong answer is never timed. Rounds alternate
 the two sides and swap who goes first; the figure is the median time per call and the ratio is
 torch time / ember time (above 1: ember is faster).
 
@@ -43,7 +44,7 @@ class Case:
 
 
 def _randn(rng, *shape, scale=1.0):
-    return (rng.standard_normal(shape) * scale).astype(np.float32)
+    return np.asarray(rng.standard_normal(shape) * scale, dtype=np.float32)  # 0-d stays an array
 
 
 # ResNet-50's distinct convs: (in channels, out channels, kernel, stride, input size).
@@ -288,6 +289,9 @@ def run_case(case, backward, args, torch, ember, rng):
     if backward and not note:
         g = _randn(rng, *t_out.shape)
         gouts = {"torch": torch.from_numpy(g.copy()), "ember": ember.from_numpy(g.copy())}
+        if case.layout == "nhwc" and g.ndim == 4:
+            # In a channels-last network the gradient arriving at a layer is channels-last too.
+            gouts = {n: t.to(memory_format=libs[n].channels_last) for n, t in gouts.items()}
         for name, lib in libs.items():
             _step(lib, fs[name], case, ts[name], True, gouts[name])
         for n in case.grad:

@@ -273,16 +273,29 @@ bool AccumulateGrad::run_leaf_hooks(Tensor& grad) {
   return true;
 }
 
+namespace {
+// PyTorch's gradient layout contract: a leaf's .grad has the leaf's strides when the leaf is
+// dense (contiguous or a permutation such as channels-last), and is contiguous otherwise.
+bool obeys_layout(const Tensor& g, const Tensor& leaf) {
+  if (g.is_contiguous() && leaf.is_contiguous()) return true;
+  if (leaf.is_non_overlapping_and_dense()) return g.strides() == leaf.strides();
+  return g.is_contiguous();
+}
+}  // namespace
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = std::move(grads[0]);  // the engine ran the leaf's hooks already
   AutogradMeta& meta = ensure_autograd_meta(variable);
   if (!meta.grad.defined()) {
     if (GradMode::is_enabled()) {
       meta.grad = g;  // create_graph: keep the graph of the gradient
-    } else if (g.impl()->use_count() == 1 && g.storage()->use_count() == 1 && g.is_contiguous()) {
+    } else if (g.impl()->use_count() == 1 && g.storage()->use_count() == 1 &&
+               obeys_layout(g, variable)) {
       meta.grad = std::move(g);  // nobody else sees this buffer: take it
     } else {
-      meta.grad = clone(g);  // the user or another tensor holds it: copy
+      // The user or another tensor holds it, or it is laid out unlike the leaf: copy, in the
+      // leaf's layout (so a channels-last weight gets a channels-last .grad, as in PyTorch).
+      meta.grad = clone(g, variable.suggest_memory_format());
     }
   } else if (GradMode::is_enabled()) {
     meta.grad = add(meta.grad, g);

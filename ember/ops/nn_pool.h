@@ -1,7 +1,139 @@
 // Neural-network ops: pooling (max, average, adaptive, unpool) and resampling (interpolate,
-// pixel_shuffle, unfold/fold).
+// pixel_shuffle, unfold/fold). PyTorch's semantics and argument order; every size argument takes
+// one value (used for every spatial dim) or one per spatial dim. Inputs are batched (N, C, ...)
+// or unbatched (C, ...); a channels-last input (NHWC strides) gives a channels-last output.
 #pragma once
+
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ember/core/tensor.h"
 
-namespace ember {}  // namespace ember
+namespace ember {
+
+// ---- max pooling -------------------------------------------------------------------------------
+// The max of each window of kernel_size elements, windows every `stride` (empty: kernel_size)
+// over the input padded by `padding` (at most half the kernel) on both sides, window elements
+// `dilation` apart. ceil_mode rounds the output size up, keeping only windows that start inside
+// the input or its left padding. NaN propagates.
+Tensor max_pool1d(const Tensor& input,
+                  IntArrayRef kernel_size,
+                  IntArrayRef stride = {},
+                  IntArrayRef padding = 0,
+                  IntArrayRef dilation = 1,
+                  bool ceil_mode = false);
+Tensor max_pool2d(const Tensor& input,
+                  IntArrayRef kernel_size,
+                  IntArrayRef stride = {},
+                  IntArrayRef padding = 0,
+                  IntArrayRef dilation = 1,
+                  bool ceil_mode = false);
+Tensor max_pool3d(const Tensor& input,
+                  IntArrayRef kernel_size,
+                  IntArrayRef stride = {},
+                  IntArrayRef padding = 0,
+                  IntArrayRef dilation = 1,
+                  bool ceil_mode = false);
+// The same, with the position of each max (int64): its flat index in the (n, c) input plane,
+// d * H * W + h * W + w; the first one on ties, the last NaN if any.
+std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input,
+                                                  IntArrayRef kernel_size,
+                                                  IntArrayRef stride = {},
+                                                  IntArrayRef padding = 0,
+                                                  IntArrayRef dilation = 1,
+                                                  bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
+                                                  IntArrayRef kernel_size,
+                                                  IntArrayRef stride = {},
+                                                  IntArrayRef padding = 0,
+                                                  IntArrayRef dilation = 1,
+                                                  bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input,
+                                                  IntArrayRef kernel_size,
+                                                  IntArrayRef stride = {},
+                                                  IntArrayRef padding = 0,
+                                                  IntArrayRef dilation = 1,
+                                                  bool ceil_mode = false);
+
+// Scatters each input value to its index (as max_pool2d_with_indices gives them) in a zero
+// output of size output_size (2 or 4 values; empty: (in - 1) * stride + kernel - 2 * padding).
+Tensor max_unpool2d(const Tensor& input,
+                    const Tensor& indices,
+                    IntArrayRef kernel_size,
+                    IntArrayRef stride = {},
+                    IntArrayRef padding = 0,
+                    IntArrayRef output_size = {});
+
+// ---- average pooling ---------------------------------------------------------------------------
+// The mean of each window (windows as in max pooling, no dilation). count_include_pad divides
+// by the window size clipped to the padded input, otherwise by the number of input elements
+// in it; divisor_override (nonzero) replaces either.
+Tensor avg_pool1d(const Tensor& input,
+                  IntArrayRef kernel_size,
+                  IntArrayRef stride = {},
+                  IntArrayRef padding = 0,
+                  bool ceil_mode = false,
+                  bool count_include_pad = true);
+Tensor avg_pool2d(const Tensor& input,
+                  IntArrayRef kernel_size,
+                  IntArrayRef stride = {},
+                  IntArrayRef padding = 0,
+                  bool ceil_mode = false,
+                  bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor avg_pool3d(const Tensor& input,
+                  IntArrayRef kernel_size,
+                  IntArrayRef stride = {},
+                  IntArrayRef padding = 0,
+                  bool ceil_mode = false,
+                  bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+
+// ---- adaptive pooling --------------------------------------------------------------------------
+// Output o of a dim of size `in` pools input [floor(o * in / out), ceil((o + 1) * in / out)).
+Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size);
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
+Tensor adaptive_avg_pool3d(const Tensor& input, IntArrayRef output_size);
+// Values and indices (flat in each input plane, as max_pool*_with_indices).
+std::pair<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size);
+
+// ---- resampling (nn_resample.cpp)
+// ---------------------------------------------------------------- torch.nn.functional.interpolate:
+// input (N, C, L), (N, C, H, W) or (N, C, D, H, W) resized to `size` or by `scale_factor` (exactly
+// one given; one value or one per spatial dim). mode: "nearest", "nearest-exact", "linear" (3-d),
+// "bilinear" (4-d), "bicubic" (4-d, A = -0.75, border pixels repeated), "trilinear" (5-d), "area"
+// (adaptive average pooling). align_corners (linear modes only, default false) maps the corner
+// pixels' centres onto each other. A scale_factor is used as given for the coordinate mapping
+// unless recompute_scale_factor, which derives it from the output size. antialias is not supported.
+Tensor interpolate(const Tensor& input,
+                   std::optional<std::vector<int64_t>> size,
+                   std::optional<std::vector<double>> scale_factor = std::nullopt,
+                   std::string_view mode = "nearest",
+                   std::optional<bool> align_corners = std::nullopt,
+                   std::optional<bool> recompute_scale_factor = std::nullopt,
+                   bool antialias = false);
+
+// (*, C * r * r, H, W) -> (*, C, H * r, W * r), and the inverse.
+Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor);
+
+// torch.nn.functional.unfold: the sliding blocks of (N, C, H, W) (or (C, H, W)) as columns,
+// (N, C * kh * kw, L) with L the number of block positions.
+Tensor im2col(const Tensor& input,
+              IntArrayRef kernel_size,
+              IntArrayRef dilation = 1,
+              IntArrayRef padding = 0,
+              IntArrayRef stride = 1);
+// torch.nn.functional.fold: sums columns (N, C * kh * kw, L) (or unbatched) back into
+// (N, C, output_size...), the adjoint of im2col.
+Tensor col2im(const Tensor& input,
+              IntArrayRef output_size,
+              IntArrayRef kernel_size,
+              IntArrayRef dilation = 1,
+              IntArrayRef padding = 0,
+              IntArrayRef stride = 1);
+
+}  // namespace ember

@@ -9,7 +9,7 @@
 using ember::Tensor;
 
 // Mean cross-entropy of logits [N, C] against one-hot targets, via a stable log-softmax.
-Tensor cross_entropy(const Tensor& logits, const Tensor& one_hot) {
+Tensor onehot_cross_entropy(const Tensor& logits, const Tensor& one_hot) {
   const Tensor m = logits.max(1, /*keepdim=*/true).first.detach();
   const Tensor shifted = logits - m;
   const Tensor log_probs = shifted - shifted.exp().sum({1}, true).log();
@@ -38,7 +38,7 @@ int main() {
   for (int step = 0; step <= 100; ++step) {
     const Tensor h1 = (x.matmul(params[0]) + params[1]).relu();
     const Tensor h2 = (h1.matmul(params[2]) + params[3]).relu();
-    const Tensor loss = cross_entropy(h2.matmul(params[4]) + params[5], one_hot);
+    const Tensor loss = onehot_cross_entropy(h2.matmul(params[4]) + params[5], one_hot);
     if (step % 10 == 0) std::printf("step %3d  loss %.4f\n", step, loss.item<double>());
 
     loss.backward();

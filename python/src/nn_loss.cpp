@@ -1,9 +1,178 @@
 // Bindings of the neural-network ops: losses (cross_entropy, nll, mse, ...) and embeddings
-// (embedding, embedding_bag).
+// (embedding, embedding_bag). The functional forms live in the shared `ember._C._nn` submodule
+// (PyTorch has them only in torch.nn.functional; ember/nn/_functional_loss.py wraps them with
+// the legacy size_average/reduce arguments and PyTorch's warnings). torch.embedding and
+// torch.embedding_renorm_ also exist at the top level, with ATen's argument order.
 #include "init.h"
 
 namespace ember::py {
+namespace {
 
-void init_nn_loss(nb::module_& m) { (void)m; }
+Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+
+}  // namespace
+
+void init_nn_loss(nb::module_& m) {
+  nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+  using OT = std::optional<Tensor>;
+  using SV = std::string_view;
+
+  nn.def(
+      "cross_entropy",
+      [](const Tensor& x, const Tensor& t, OT w, SV red, int64_t ii, double ls) {
+        return cross_entropy(x, t, opt(w), red, ii, ls);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
+      nb::arg("reduction") = "mean", nb::arg("ignore_index") = -100,
+      nb::arg("label_smoothing") = 0.0);
+  nn.def(
+      "nll_loss",
+      [](const Tensor& x, const Tensor& t, OT w, SV red, int64_t ii) {
+        return nll_loss(x, t, opt(w), red, ii);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
+      nb::arg("reduction") = "mean", nb::arg("ignore_index") = -100);
+  nn.def(
+      "binary_cross_entropy",
+      [](const Tensor& x, const Tensor& t, OT w, SV red) {
+        return binary_cross_entropy(x, t, opt(w), red);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
+      nb::arg("reduction") = "mean");
+  nn.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& x, const Tensor& t, OT w, SV red, OT pw) {
+        return binary_cross_entropy_with_logits(x, t, opt(w), red, opt(pw));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
+      nb::arg("reduction") = "mean", nb::arg("pos_weight").none() = nb::none());
+  nn.def(
+      "kl_div",
+      [](const Tensor& x, const Tensor& t, SV red, bool log_target) {
+        return kl_div(x, t, red, log_target);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean",
+      nb::arg("log_target") = false);
+  nn.def(
+      "multi_margin_loss",
+      [](const Tensor& x, const Tensor& t, int64_t p, double margin, OT w, SV red) {
+        return multi_margin_loss(x, t, p, margin, opt(w), red);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("p") = 1, nb::arg("margin") = 1.0,
+      nb::arg("weight").none() = nb::none(), nb::arg("reduction") = "mean");
+  nn.def(
+      "soft_margin_loss",
+      [](const Tensor& x, const Tensor& t, SV red) { return soft_margin_loss(x, t, red); },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean");
+  nn.def(
+      "mse_loss",
+      [](const Tensor& x, const Tensor& t, SV red, OT w) { return mse_loss(x, t, red, opt(w)); },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean",
+      nb::arg("weight").none() = nb::none());
+  nn.def(
+      "l1_loss",
+      [](const Tensor& x, const Tensor& t, SV red, OT w) { return l1_loss(x, t, red, opt(w)); },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean",
+      nb::arg("weight").none() = nb::none());
+  nn.def(
+      "smooth_l1_loss",
+      [](const Tensor& x, const Tensor& t, SV red, double beta) {
+        return smooth_l1_loss(x, t, red, beta);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", nb::arg("beta") = 1.0);
+  nn.def(
+      "huber_loss",
+      [](const Tensor& x, const Tensor& t, SV red, double delta, OT w) {
+        return huber_loss(x, t, red, delta, opt(w));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", nb::arg("delta") = 1.0,
+      nb::arg("weight").none() = nb::none());
+  nn.def(
+      "poisson_nll_loss",
+      [](const Tensor& x, const Tensor& t, bool log_input, bool full, double eps, SV red) {
+        return poisson_nll_loss(x, t, log_input, full, eps, red);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("log_input") = true, nb::arg("full") = false,
+      nb::arg("eps") = 1e-8, nb::arg("reduction") = "mean");
+  nn.def(
+      "gaussian_nll_loss",
+      [](const Tensor& x, const Tensor& t, const Tensor& var, bool full, double eps, SV red) {
+        return gaussian_nll_loss(x, t, var, full, eps, red);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("var"), nb::arg("full") = false,
+      nb::arg("eps") = 1e-6, nb::arg("reduction") = "mean");
+  nn.def(
+      "cosine_embedding_loss",
+      [](const Tensor& a, const Tensor& b, const Tensor& t, double margin, SV red) {
+        return cosine_embedding_loss(a, b, t, margin, red);
+      },
+      nb::arg("input1"), nb::arg("input2"), nb::arg("target"), nb::arg("margin") = 0.0,
+      nb::arg("reduction") = "mean");
+  nn.def(
+      "margin_ranking_loss",
+      [](const Tensor& a, const Tensor& b, const Tensor& t, double margin, SV red) {
+        return margin_ranking_loss(a, b, t, margin, red);
+      },
+      nb::arg("input1"), nb::arg("input2"), nb::arg("target"), nb::arg("margin") = 0.0,
+      nb::arg("reduction") = "mean");
+  nn.def(
+      "hinge_embedding_loss",
+      [](const Tensor& x, const Tensor& t, double margin, SV red) {
+        return hinge_embedding_loss(x, t, margin, red);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("margin") = 1.0, nb::arg("reduction") = "mean");
+  nn.def(
+      "triplet_margin_loss",
+      [](const Tensor& a, const Tensor& p, const Tensor& n, double margin, double norm, double eps,
+         bool swap, SV red) { return triplet_margin_loss(a, p, n, margin, norm, eps, swap, red); },
+      nb::arg("anchor"), nb::arg("positive"), nb::arg("negative"), nb::arg("margin") = 1.0,
+      nb::arg("p") = 2.0, nb::arg("eps") = 1e-6, nb::arg("swap") = false,
+      nb::arg("reduction") = "mean");
+
+  nn.def(
+      "embedding",
+      [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+         std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool sparse) {
+        return embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                         sparse);
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("padding_idx").none() = nb::none(),
+      nb::arg("max_norm").none() = nb::none(), nb::arg("norm_type") = 2.0,
+      nb::arg("scale_grad_by_freq") = false, nb::arg("sparse") = false);
+  nn.def(
+      "embedding_bag",
+      [](const Tensor& input, const Tensor& weight, OT offsets, std::optional<double> max_norm,
+         double norm_type, bool scale_grad_by_freq, SV mode, bool sparse, OT psw,
+         bool include_last_offset, std::optional<int64_t> padding_idx) {
+        return embedding_bag(input, weight, opt(offsets), max_norm, norm_type, scale_grad_by_freq,
+                             mode, sparse, opt(psw), include_last_offset, padding_idx);
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("offsets").none() = nb::none(),
+      nb::arg("max_norm").none() = nb::none(), nb::arg("norm_type") = 2.0,
+      nb::arg("scale_grad_by_freq") = false, nb::arg("mode") = "mean", nb::arg("sparse") = false,
+      nb::arg("per_sample_weights").none() = nb::none(), nb::arg("include_last_offset") = false,
+      nb::arg("padding_idx").none() = nb::none());
+
+  // torch.embedding(weight, indices, padding_idx=-1, ...): ATen's order; a negative padding_idx
+  // is no padding there.
+  m.def(
+      "embedding",
+      [](const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+         bool sparse) {
+        return embedding(indices, weight,
+                         padding_idx < 0 ? std::nullopt : std::optional<int64_t>(padding_idx),
+                         std::nullopt, 2.0, scale_grad_by_freq, sparse);
+      },
+      nb::arg("weight"), nb::arg("indices"), nb::arg("padding_idx") = -1,
+      nb::arg("scale_grad_by_freq") = false, nb::arg("sparse") = false);
+  m.def(
+      "embedding_renorm_",
+      [](nb::object self, const Tensor& indices, double max_norm, double norm_type) {
+        Tensor& weight = nb::cast<Tensor&>(self);
+        embedding_renorm_(weight, indices, max_norm, norm_type);
+        return self;  // the same Python object, as in-place methods return
+      },
+      nb::arg("input"), nb::arg("indices"), nb::arg("max_norm"), nb::arg("norm_type"));
+}
 
 }  // namespace ember::py

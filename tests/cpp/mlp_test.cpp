@@ -11,7 +11,7 @@ namespace {
 using ember::Tensor;
 
 // Mean cross-entropy of logits [N, C] against one-hot targets, via a stable log-softmax.
-Tensor cross_entropy(const Tensor& logits, const Tensor& one_hot) {
+Tensor onehot_cross_entropy(const Tensor& logits, const Tensor& one_hot) {
   const Tensor m = logits.max(1, /*keepdim=*/true).first.detach();
   const Tensor shifted = logits - m;
   const Tensor log_probs = shifted - shifted.exp().sum({1}, true).log();
@@ -52,7 +52,7 @@ TEST(MLP, SgdHalvesTheLossOnSyntheticData) {
   const double lr = 0.1;
   float first = 0, last = 0;
   for (int step = 0; step < 100; ++step) {
-    const Tensor loss = cross_entropy(forward(), one_hot);
+    const Tensor loss = onehot_cross_entropy(forward(), one_hot);
     const float value = loss.item<float>();
     ASSERT_TRUE(std::isfinite(value)) << "step " << step;
     if (step == 0) first = value;

@@ -30,6 +30,10 @@ class ElementwiseIter {
   int64_t inner_size() const { return sizes_.empty() ? 1 : sizes_.back(); }
   // Byte stride of operand k along the innermost dim.
   int64_t inner_stride(int k) const { return sizes_.empty() ? 0 : strides_[k].back(); }
+  // The merged geometry (after build): sizes, and operand k's byte strides and data.
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides(int k) const { return strides_[k]; }
+  char* data(int k) const { return data_[k]; }
 
   // Calls f(ptrs, inner_strides, n) for each run of n elements along the innermost dim that
   // falls in the linear range [begin, end) of the output (row-major order).

@@ -143,6 +143,91 @@ void where_kernel(const Tensor& out, const Tensor& cond, const Operand& a, const
   });
 }
 
+// out[a * os + b] = in[a + b * is] for a < na, b < nb (strides in elements): a transpose, done in
+// square tiles so that both the lines read and the lines written stay in cache. Element-wise it
+// would read (or write) one element per cache line.
+template <class T>
+void transpose_tiles(T* out, const T* in, int64_t na, int64_t nb, int64_t os, int64_t is) {
+  constexpr int64_t kTile = 64 / sizeof(T) * 2;
+  for (int64_t a0 = 0; a0 < na; a0 += kTile) {
+    const int64_t a1 = std::min(na, a0 + kTile);
+    for (int64_t b0 = 0; b0 < nb; b0 += kTile) {
+      const int64_t b1 = std::min(nb, b0 + kTile);
+      for (int64_t a = a0; a < a1; ++a)
+        for (int64_t b = b0; b < b1; ++b) out[a * os + b] = in[a + b * is];
+    }
+  }
+}
+
+// A same-dtype copy that is a batch of transposes (contiguous to channels-last and back, .t()
+// made contiguous): the innermost dim is unit-stride in the output, and another dim is
+// unit-stride in the input. False when the copy is not of that shape.
+bool copy_transposed(const Tensor& dst, const Tensor& src) {
+  ElementwiseIter it;
+  it.add_output(dst);
+  it.add_input(src);
+  it.build();
+  const int nd = it.ndim();
+  const int64_t es = int64_t(dst.element_size());
+  if (nd < 2 || it.inner_stride(0) != es || it.inner_stride(1) == es) return false;
+  int j = -1;  // the dim the input walks with unit stride
+  for (int d = 0; d < nd - 1; ++d)
+    if (it.strides(1)[d] == es) j = d;
+  if (j < 0) return false;
+  const IntArrayRef sz = it.sizes();
+  const int64_t na = sz[j], nb = sz[nd - 1];
+  if (na < 8 || nb < 8) return false;  // thin: the plain loop is as good
+  // The other dims (all but j and the innermost) index a batch of transposes.
+  DimVector outer_sizes;
+  DimVector outer_os, outer_is;
+  for (int d = 0; d < nd - 1; ++d) {
+    if (d == j) continue;
+    outer_sizes.push_back(sz[d]);
+    outer_os.push_back(it.strides(0)[d]);
+    outer_is.push_back(it.strides(1)[d]);
+  }
+  int64_t batch = 1;
+  for (int64_t s : outer_sizes) batch *= s;
+  const int64_t os = it.strides(0)[j] / es, is = it.strides(1)[nd - 1] / es;
+  // Work items: (batch entry, band of 64 values of a), in parallel.
+  constexpr int64_t kBand = 64;
+  const int64_t bands = (na + kBand - 1) / kBand;
+  auto run = [&]<class T>() {
+    parallel_for(0, batch * bands, std::max<int64_t>(1, kElementwiseGrain / (kBand * nb)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t w = lo; w < hi; ++w) {
+                     int64_t rem = w / bands, ob = 0, ib = 0;
+                     for (size_t d = outer_sizes.size(); d-- > 0;) {
+                       const int64_t k = rem % outer_sizes[d];
+                       rem /= outer_sizes[d];
+                       ob += k * outer_os[d];
+                       ib += k * outer_is[d];
+                     }
+                     const int64_t a0 = (w % bands) * kBand, n = std::min(kBand, na - a0);
+                     T* o = reinterpret_cast<T*>(it.data(0) + ob) + a0 * os;
+                     const T* i = reinterpret_cast<const T*>(it.data(1) + ib) + a0;
+                     transpose_tiles(o, i, n, nb, os, is);
+                   }
+                 });
+  };
+  switch (es) {
+    case 1:
+      run.template operator()<uint8_t>();
+      return true;
+    case 2:
+      run.template operator()<uint16_t>();
+      return true;
+    case 4:
+      run.template operator()<uint32_t>();
+      return true;
+    case 8:
+      run.template operator()<uint64_t>();
+      return true;
+    default:
+      return false;
+  }
+}
+
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   if (dst.dtype() == src.dtype() && all_flat(dst, {&src})) {
@@ -153,6 +238,7 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
                  [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, size_t(e - b)); });
     return;
   }
+  if (dst.dtype() == src.dtype() && dst.numel() >= 4096 && copy_transposed(dst, src)) return;
   dispatch_dtype(dst.dtype(), "copy", [&]<class D>() {
     dispatch_dtype(src.dtype(), "copy", [&]<class S>() {
       run_unary<D, S>(dst, src, [](opmath_t<S> v) { return convert<D>(v); });

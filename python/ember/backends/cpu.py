@@ -13,7 +13,8 @@ import types
 
 from ember import _C
 
-__all__ = ["allow_winograd", "flags"]
+# allow_winograd is a property of the module class below.
+__all__ = ["allow_winograd", "flags"]  # noqa: F822
 
 
 @contextlib.contextmanager

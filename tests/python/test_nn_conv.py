@@ -426,3 +426,20 @@ def test_winograd_only_where_it_pays():
         ember.backends.cpu.allow_winograd = True
     with pytest.raises(TypeError, match=r"^\[allow_winograd\] expected a bool"):
         ember.backends.cpu.allow_winograd = 1
+
+
+@pytest.mark.parametrize("kw", [{"padding": (2, 1), "dilation": (2, 1)}, {"padding": 0}])
+def test_channels_last_depthwise_input_gradient(kw):
+    """A channels-last depthwise stride-1 input gradient runs as a forward convolution with the
+    taps reversed and the padding mirrored (extent - 1 - pad): against float64, with dilation,
+    unequal padding per dim, and no padding."""
+    rng = rng_for(f"dw grad{kw}")
+    x, w = rng.uniform(-1, 1, (2, 16, 9, 8)), rng.uniform(-1, 1, (16, 1, 3, 3))
+    grads = []
+    for dtype in (ember.float32, ember.float64):
+        xs = tensor(x, dtype, cl=dtype == ember.float32, grad=True)
+        y = F.conv2d(xs, tensor(w, dtype), groups=16, **kw)
+        y.backward(tensor(rng_for("gy").uniform(-1, 1, tuple(y.shape)), dtype, cl=True))
+        assert is_channels_last(xs.grad) == (dtype == ember.float32)
+        grads.append(xs.grad)
+    assert_close_f32(grads[0], grads[1].numpy(), 9)

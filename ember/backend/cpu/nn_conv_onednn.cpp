@@ -28,6 +28,7 @@
 #include "ember/backend/cpu/nn_conv.h"
 #include "ember/core/allocator.h"
 #include "ember/core/parallel.h"
+#include "ember/ops/creation.h"
 #include "ember/ops/nn_conv.h"
 
 namespace ember::cpu::conv {
@@ -559,10 +560,48 @@ bool onednn_forward(
   });
 }
 
+namespace {
+
+// A depthwise convolution (one input channel per group, one output per group) with stride 1:
+// its input gradient is the forward convolution of dy with each channel's taps reversed and
+// padding extent - 1 - pad on each side. oneDNN 2.6's channels-last depthwise forward is much
+// faster than its backward data (144 channels at 56x56, batch 8: 1.3 against 2.0 ms), so this
+// runs the forward. Returns false (nothing written) when the case does not fit.
+bool depthwise_backward_data_as_forward(const Tensor& dx,
+                                        const Tensor& dy,
+                                        const Tensor& w,
+                                        const ConvGeometry& g) {
+  if (g.spatial != 2 || g.groups == 1 || w.sizes()[0] != g.groups || w.sizes()[1] != 1 ||
+      !use_channels_last(dx, g.spatial))
+    return false;
+  ConvGeometry fg = g;
+  for (int64_t i = 0; i < 2; ++i) {
+    const int64_t extent = g.dilation[i] * (w.sizes()[2 + i] - 1) + 1;
+    const int64_t in = dx.sizes()[2 + i], out = dy.sizes()[2 + i];
+    const int64_t pad_r = out - in - g.pad_l[i] + extent - 1;  // the forward's
+    if (g.stride[i] != 1 || g.pad_l[i] > extent - 1 || pad_r > extent - 1 || pad_r < 0)
+      return false;
+    fg.pad_l[i] = extent - 1 - g.pad_l[i];
+  }
+  const int64_t c = w.sizes()[0], kh = w.sizes()[2], kw = w.sizes()[3];
+  Tensor flipped = empty({c, 1, kh, kw}, TensorOptions(kFloat32).device(w.device()));
+  const float* src = static_cast<const float*>(w.data_ptr());
+  float* dst = static_cast<float*>(flipped.data_ptr());
+  const IntArrayRef st = w.strides();
+  for (int64_t o = 0; o < c; ++o)
+    for (int64_t a = 0; a < kh; ++a)
+      for (int64_t b = 0; b < kw; ++b)
+        dst[(o * kh + a) * kw + b] = src[o * st[0] + (kh - 1 - a) * st[2] + (kw - 1 - b) * st[3]];
+  return onednn_forward(dx, dy, flipped, nullptr, fg);
+}
+
+}  // namespace
+
 bool onednn_backward_data(const Tensor& dx0,
                           const Tensor& dy,
                           const Tensor& w,
                           const ConvGeometry& g) {
+  if (depthwise_backward_data_as_forward(dx0, dy, w, g)) return true;
   sync_library_threads();
   const Prepared pr = prepare(dx0, w, dy, g, use_channels_last(dx0, g.spatial));
   const Tensor dx = narrowed(dx0, pr, g.spatial);

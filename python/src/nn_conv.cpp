@@ -76,6 +76,10 @@ void init_nn_conv(nb::module_& m) {
       },
       nb::arg("input1"), nb::arg("input2"), nb::arg("weight"), nb::arg("bias").none() = nb::none());
 
+  // ember.backends.cpu.allow_winograd reads and writes these.
+  m.def("_get_allow_winograd", &allow_winograd);
+  m.def("_set_allow_winograd", &set_allow_winograd, nb::arg("allow"));
+
   nb::module_ nn = m.def_submodule("_nn");
   nn.def(
       "linear",

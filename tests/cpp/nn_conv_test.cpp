@@ -96,3 +96,29 @@ TEST(NnConv, ErrorsNameTheOpAndTheShapes) {
   EXPECT_EMBER_ERROR(linear(ones({2, 3}), ones({4, 5})), ErrorKind::Runtime,
                      "[linear] input and weight shapes cannot be multiplied");
 }
+
+TEST(NnConv, WinogradSwitch) {
+  // Ones through a 16 -> 16 3x3 convolution with padding 1 at 14x14 (large enough for the
+  // Winograd kernel): each output sums 16 channels times the taps inside the image, 9 inside,
+  // 6 on an edge, 4 at a corner. The direct kernel adds integers exactly; Winograd's transforms
+  // (fractions such as 1/6 and 1/24) leave rounding, far below 1.
+  EXPECT_TRUE(allow_winograd());  // the default
+  const Tensor x = ones({1, 16, 14, 14}), w = ones({16, 16, 3, 3});
+  auto expected = [](int64_t i) {
+    const int64_t r = i % 196 / 14, c = i % 14;
+    return 16.0 * double((r == 0 || r == 13 ? 2 : 3) * (c == 0 || c == 13 ? 2 : 3));
+  };
+  for (bool allow : {true, false}) {
+    set_allow_winograd(allow);
+    EXPECT_EQ(allow_winograd(), allow);
+    const std::vector<double> y = values(conv2d(x, w, {}, 1, 1));
+    ASSERT_EQ(y.size(), 16u * 196u);
+    for (size_t i = 0; i < y.size(); ++i) {
+      if (allow)
+        EXPECT_NEAR(y[i], expected(int64_t(i)), 1e-3) << i;
+      else
+        EXPECT_EQ(y[i], expected(int64_t(i))) << i;
+    }
+  }
+  set_allow_winograd(true);
+}

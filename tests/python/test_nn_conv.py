@@ -346,3 +346,100 @@ def test_double_backward_in_float32_matches_float64():
         np.testing.assert_allclose(
             out[ember.float32, cl], out[ember.float64, False], rtol=1e-4, atol=1e-3
         )
+
+
+# ---- Winograd (ember.backends.cpu.allow_winograd) ----------------------------------------------
+
+
+def _has_avx512_core():
+    """oneDNN 2.6's Winograd kernels need avx512_core (F, BW, VL, DQ)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return all(f" {x} " in flags.replace("\n", " ") for x in ("avx512f", "avx512bw", "avx512vl"))
+
+
+def _conv_with_grads(x, w, b, gy, cl, **kw):
+    xs, ws, bs = tensor(x, cl=cl, grad=True), tensor(w, grad=True), tensor(b, grad=True)
+    y = F.conv2d(xs, ws, bs, **kw)
+    y.backward(tensor(gy, cl=cl))
+    return [t.detach().numpy().copy() for t in (y, xs.grad, ws.grad, bs.grad)]
+
+
+@pytest.mark.parametrize("cl", [False, True], ids=["nchw", "channels_last"])
+def test_winograd_against_float64_and_the_switch(cl):
+    """A 3x3 stride-1 convolution over 16x16 runs Winograd by default: all three passes agree
+    with float64 within 4x the direct kernel's bound (the transforms' entries, up to 8 for the
+    interpolation points +-2, +-1/2, amplify each tile's rounding: measured 2-3x the direct
+    kernel's error). Off gives the direct kernel's bits, the same before and after Winograd ran
+    (the switch is part of the primitive cache key); on differs from it where oneDNN has the
+    kernel."""
+    assert ember.backends.cpu.allow_winograd is True
+    rng = rng_for(f"winograd{cl}")
+    x, w = rng.uniform(-1, 1, (2, 32, 16, 16)), rng.uniform(-1, 1, (16, 32, 3, 3))
+    b = rng.uniform(-1, 1, 16)
+    gy = rng.uniform(-1, 1, (2, 16, 16, 16))
+    xd, wd, bd = (tensor(a, ember.float64, grad=True) for a in (x, w, b))
+    yd = F.conv2d(xd, wd, bd, padding=1)
+    yd.backward(tensor(gy, ember.float64))
+    want = [t.detach().numpy() for t in (yd, xd.grad, wd.grad, bd.grad)]
+    terms = [32 * 9, 16 * 9, 2 * 16 * 16, 2 * 16 * 16]  # y, dx, dw, db: the sums' lengths
+    try:
+        with ember.backends.cpu.flags(allow_winograd=False):
+            direct = _conv_with_grads(x, w, b, gy, cl, padding=1)
+        wino = _conv_with_grads(x, w, b, gy, cl, padding=1)
+        ember.backends.cpu.allow_winograd = False
+        again = _conv_with_grads(x, w, b, gy, cl, padding=1)
+    finally:
+        ember.backends.cpu.allow_winograd = True
+    for d, wn, a, ref, n in zip(direct, wino, again, want, terms):
+        np.testing.assert_allclose(d, ref, rtol=0, atol=1e-6 * n)
+        np.testing.assert_allclose(wn, ref, rtol=0, atol=4e-6 * n)
+        assert d.tobytes() == a.tobytes()
+    if _has_avx512_core():
+        # the output and both weight-shaped gradients come from different kernels
+        for d, wn in zip(direct[:3], wino[:3]):
+            assert d.tobytes() != wn.tobytes()
+
+
+def test_winograd_only_where_it_pays():
+    """Below 14x14 outputs (7x7: slower), with a stride, dilation or groups, or a 1x1 kernel the
+    direct kernel runs whatever the switch says: the same bits either way."""
+    rng = rng_for("winograd off-cases")
+    cases = [
+        ((1, 16, 7, 7), (16, 16, 3, 3), {"padding": 1}),
+        ((1, 16, 16, 16), (16, 16, 3, 3), {"padding": 1, "stride": 2}),
+        ((1, 16, 16, 16), (16, 16, 3, 3), {"padding": 2, "dilation": 2}),
+        ((1, 32, 16, 16), (32, 16, 3, 3), {"padding": 1, "groups": 2}),
+    ]
+    try:
+        for xs, ws, kw in cases:
+            x, w = tensor(rng.uniform(-1, 1, xs)), tensor(rng.uniform(-1, 1, ws))
+            ember.backends.cpu.allow_winograd = True
+            on = F.conv2d(x, w, **kw).numpy()
+            ember.backends.cpu.allow_winograd = False
+            off = F.conv2d(x, w, **kw).numpy()
+            assert on.tobytes() == off.tobytes(), kw
+    finally:
+        ember.backends.cpu.allow_winograd = True
+    with pytest.raises(TypeError, match=r"^\[allow_winograd\] expected a bool"):
+        ember.backends.cpu.allow_winograd = 1
+
+
+@pytest.mark.parametrize("kw", [{"padding": (2, 1), "dilation": (2, 1)}, {"padding": 0}])
+def test_channels_last_depthwise_input_gradient(kw):
+    """A channels-last depthwise stride-1 input gradient runs as a forward convolution with the
+    taps reversed and the padding mirrored (extent - 1 - pad): against float64, with dilation,
+    unequal padding per dim, and no padding."""
+    rng = rng_for(f"dw grad{kw}")
+    x, w = rng.uniform(-1, 1, (2, 16, 9, 8)), rng.uniform(-1, 1, (16, 1, 3, 3))
+    grads = []
+    for dtype in (ember.float32, ember.float64):
+        xs = tensor(x, dtype, cl=dtype == ember.float32, grad=True)
+        y = F.conv2d(xs, tensor(w, dtype), groups=16, **kw)
+        y.backward(tensor(rng_for("gy").uniform(-1, 1, tuple(y.shape)), dtype, cl=True))
+        assert is_channels_last(xs.grad) == (dtype == ember.float32)
+        grads.append(xs.grad)
+    assert_close_f32(grads[0], grads[1].numpy(), 9)

@@ -24,7 +24,7 @@ from ember import (
 _tensor._install_aliases(globals())
 _tensor._install_inplace_functions(globals())
 
-from ember import backends, linalg, nn  # noqa: E402
+from ember import backends, linalg, nn, optim, utils  # noqa: E402
 from ember._utils import is_tensor, numel, result_type, set_printoptions  # noqa: E402
 from ember.autograd.grad_mode import (  # noqa: E402
     enable_grad,
@@ -33,5 +33,6 @@ from ember.autograd.grad_mode import (  # noqa: E402
     no_grad,
     set_grad_enabled,
 )
+from ember.serialization import *  # noqa: E402, F403
 
 __version__ = "0.1.0"

@@ -1,0 +1,21 @@
+"""The nn layers, one file per topic as in PyTorch; each file lists its public names in __all__."""
+
+from ember.nn.modules.activation import *  # noqa: F403
+from ember.nn.modules.batchnorm import *  # noqa: F403
+from ember.nn.modules.container import *  # noqa: F403
+from ember.nn.modules.conv import *  # noqa: F403
+from ember.nn.modules.distance import *  # noqa: F403
+from ember.nn.modules.dropout import *  # noqa: F403
+from ember.nn.modules.flatten import *  # noqa: F403
+from ember.nn.modules.instancenorm import *  # noqa: F403
+from ember.nn.modules.linear import *  # noqa: F403
+from ember.nn.modules.loss import *  # noqa: F403
+from ember.nn.modules.module import *  # noqa: F403
+from ember.nn.modules.normalization import *  # noqa: F403
+from ember.nn.modules.padding import *  # noqa: F403
+from ember.nn.modules.pixelshuffle import *  # noqa: F403
+from ember.nn.modules.pooling import *  # noqa: F403
+from ember.nn.modules.rnn import *  # noqa: F403
+from ember.nn.modules.sparse import *  # noqa: F403
+from ember.nn.modules.transformer import *  # noqa: F403
+from ember.nn.modules.upsampling import *  # noqa: F403

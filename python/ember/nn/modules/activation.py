@@ -1,0 +1,3 @@
+"""nn layers: activation."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""nn layers: dropout."""
+
+__all__: list[str] = []

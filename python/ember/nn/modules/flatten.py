@@ -1,0 +1,3 @@
+"""nn layers: flatten."""
+
+__all__: list[str] = []

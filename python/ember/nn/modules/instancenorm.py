@@ -1,0 +1,3 @@
+"""nn layers: instancenorm."""
+
+__all__: list[str] = []

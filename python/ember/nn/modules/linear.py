@@ -1,0 +1,3 @@
+"""nn layers: linear."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""nn layers: loss."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Variable-length sequences: PackedSequence, pad_sequence, pack_(padded_)sequence and back."""
+
+__all__: list[str] = []

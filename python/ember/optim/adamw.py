@@ -1,0 +1,3 @@
+"""optim: adamw; the update is one fused multi-tensor C++ call per step."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""optim.lr_scheduler: PyTorch's learning-rate schedulers."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""optim.Optimizer: param groups, state, state_dict, zero_grad."""
+
+__all__: list[str] = []

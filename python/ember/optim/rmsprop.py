@@ -1,0 +1,3 @@
+"""optim: rmsprop; the update is one fused multi-tensor C++ call per step."""
+
+__all__: list[str] = []

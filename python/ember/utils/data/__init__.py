@@ -1,0 +1,6 @@
+"""ember.utils.data: datasets, samplers, collation and the DataLoader, with PyTorch's names."""
+
+from ember.utils.data._collate import *  # noqa: F403
+from ember.utils.data.dataloader import *  # noqa: F403
+from ember.utils.data.dataset import *  # noqa: F403
+from ember.utils.data.sampler import *  # noqa: F403

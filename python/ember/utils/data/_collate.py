@@ -1,0 +1,3 @@
+"""utils.data: _collate."""
+
+__all__: list[str] = []

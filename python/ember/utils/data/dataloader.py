@@ -1,0 +1,3 @@
+"""utils.data: dataloader."""
+
+__all__: list[str] = []

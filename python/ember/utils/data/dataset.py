@@ -1,0 +1,3 @@
+"""utils.data: dataset."""
+
+__all__: list[str] = []

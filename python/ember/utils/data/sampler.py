@@ -1,0 +1,3 @@
+"""utils.data: sampler."""
+
+__all__: list[str] = []

@@ -10,6 +10,7 @@
 #include "ember/core/shape.h"
 #include "ember/core/tensor.h"
 #include "ember/io/state_dict.h"
+#include "ember/nn/nn.h"
 #include "ember/ops/ops.h"
 #include "ember/ops/print.h"
 #include "ember/ops/registry.h"

@@ -1,0 +1,27 @@
+// Dropout layers: active in training mode only (Module::train / eval), over ember::dropout and
+// ember::feature_dropout; masks come from the default generator (ember::manual_seed).
+#pragma once
+
+#include "ember/nn/module.h"
+
+namespace ember::nn {
+
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5);
+  Tensor forward(const Tensor& input) const;
+  std::string extra_repr() const override;
+  double p;
+
+ protected:
+  Dropout(const char* name, double p);
+};
+
+// Zeroes whole channels of (N, C, H, W) or unbatched (C, H, W) input.
+class Dropout2d : public Dropout {
+ public:
+  explicit Dropout2d(double p = 0.5) : Dropout("Dropout2d", p) {}
+  Tensor forward(const Tensor& input) const;
+};
+
+}  // namespace ember::nn

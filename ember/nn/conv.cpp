@@ -45,10 +45,12 @@ ConvBase::ConvBase(const char* name,
   EMBER_CHECK_VALUE(
       this->padding_mode.empty() || this->padding_mode == "same" || this->padding_mode == "valid",
       "[", name, "] padding must be a number, \"same\" or \"valid\", got \"", padding_mode, "\"");
-  std::vector<int64_t> shape = transposed
-                                   ? std::vector<int64_t>{in_channels, out_channels / groups}
-                                   : std::vector<int64_t>{out_channels, in_channels / groups};
-  shape.insert(shape.end(), this->kernel_size.begin(), this->kernel_size.end());
+  // Built by push_back: GCC 12 flags vector::insert here with a false -Wstringop-overflow.
+  std::vector<int64_t> shape;
+  shape.reserve(dims + 2);
+  shape.push_back(transposed ? in_channels : out_channels);
+  shape.push_back(transposed ? out_channels / groups : in_channels / groups);
+  for (int64_t k : this->kernel_size) shape.push_back(k);
   weight = register_parameter("weight", ember::empty(IntArrayRef(shape)));
   this->bias = register_parameter("bias", bias ? empty({out_channels}) : Tensor());
   reset_parameters();

@@ -11,8 +11,8 @@
 namespace ember::nn {
 
 struct EmbeddingOptions {
-  std::optional<int64_t> padding_idx;  // negative counts from the end
-  std::optional<double> max_norm;
+  std::optional<int64_t> padding_idx = std::nullopt;  // negative counts from the end
+  std::optional<double> max_norm = std::nullopt;
   double norm_type = 2.0;
   bool scale_grad_by_freq = false;
   bool sparse = false;  // true is refused: ember has no sparse tensors
@@ -31,13 +31,13 @@ class Embedding : public Module {
 };
 
 struct EmbeddingBagOptions {
-  std::optional<double> max_norm;
+  std::optional<double> max_norm = std::nullopt;
   double norm_type = 2.0;
   bool scale_grad_by_freq = false;
   std::string mode = "mean";  // "sum", "mean" or "max"
   bool sparse = false;
   bool include_last_offset = false;
-  std::optional<int64_t> padding_idx;
+  std::optional<int64_t> padding_idx = std::nullopt;
 };
 
 class EmbeddingBag : public Module {

@@ -11,7 +11,7 @@
 namespace ember::nn {
 
 struct CrossEntropyLossOptions {
-  Tensor weight;
+  Tensor weight = {};
   int64_t ignore_index = -100;
   std::string reduction = "mean";
   double label_smoothing = 0.0;
@@ -21,14 +21,14 @@ class CrossEntropyLoss : public Module {
  public:
   explicit CrossEntropyLoss(CrossEntropyLossOptions options = {});
   Tensor forward(const Tensor& input, const Tensor& target) const;
-  Tensor weight;
+  Tensor weight = {};
   int64_t ignore_index;
   std::string reduction;
   double label_smoothing;
 };
 
 struct NLLLossOptions {
-  Tensor weight;
+  Tensor weight = {};
   int64_t ignore_index = -100;
   std::string reduction = "mean";
 };
@@ -37,13 +37,13 @@ class NLLLoss : public Module {
  public:
   explicit NLLLoss(NLLLossOptions options = {});
   Tensor forward(const Tensor& input, const Tensor& target) const;
-  Tensor weight;
+  Tensor weight = {};
   int64_t ignore_index;
   std::string reduction;
 };
 
 struct BCELossOptions {
-  Tensor weight;
+  Tensor weight = {};
   std::string reduction = "mean";
 };
 
@@ -51,14 +51,14 @@ class BCELoss : public Module {
  public:
   explicit BCELoss(BCELossOptions options = {});
   Tensor forward(const Tensor& input, const Tensor& target) const;
-  Tensor weight;
+  Tensor weight = {};
   std::string reduction;
 };
 
 struct BCEWithLogitsLossOptions {
-  Tensor weight;
+  Tensor weight = {};
   std::string reduction = "mean";
-  Tensor pos_weight;
+  Tensor pos_weight = {};
 };
 
 class BCEWithLogitsLoss : public Module {

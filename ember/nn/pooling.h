@@ -10,18 +10,18 @@
 namespace ember::nn {
 
 struct MaxPoolOptions {
-  std::optional<Ints> stride;  // default: kernel_size
+  std::optional<Ints> stride = std::nullopt;  // default: kernel_size
   Ints padding = 0;
   Ints dilation = 1;
   bool ceil_mode = false;
 };
 
 struct AvgPoolOptions {
-  std::optional<Ints> stride;  // default: kernel_size
+  std::optional<Ints> stride = std::nullopt;  // default: kernel_size
   Ints padding = 0;
   bool ceil_mode = false;
   bool count_include_pad = true;
-  std::optional<int64_t> divisor_override;  // AvgPool2d / AvgPool3d only
+  std::optional<int64_t> divisor_override = std::nullopt;  // AvgPool2d / AvgPool3d only
 };
 
 namespace detail {

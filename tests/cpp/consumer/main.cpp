@@ -1,5 +1,6 @@
 // Uses the installed headers and library; returns nonzero on a wrong result.
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include <ember/ember.h>
@@ -17,6 +18,20 @@ int main() {
               v.grad().repr().c_str());
   if (value != 58.0f || grad.size() != 2 || grad[0] != 48.0f || grad[1] != 68.0f) {
     std::fprintf(stderr, "wrong result\n");
+    return 1;
+  }
+
+  // The nn headers are installed and self-contained: a Linear with loaded weights gives
+  // 1 * 3 + 2 * 4 + 0.5 = 11.5.
+  auto lin = std::make_shared<ember::nn::Linear>(2, 1);
+  ember::StateDict state;
+  state.insert("weight", ember::tensor({{1.f, 2.f}}));
+  state.insert("bias", ember::tensor({0.5f}));
+  lin->load_state_dict(state);
+  const float out = lin->forward(ember::tensor({3.f, 4.f})).item<float>();
+  std::printf("%s -> %g\n", lin->repr().c_str(), out);
+  if (out != 11.5f) {
+    std::fprintf(stderr, "wrong nn::Linear result\n");
     return 1;
   }
   return 0;

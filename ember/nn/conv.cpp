@@ -148,6 +148,29 @@ ConvTranspose2d::ConvTranspose2d(int64_t in_channels,
                o.bias,
                true) {}
 
+ConvTranspose3d::ConvTranspose3d(int64_t in_channels,
+                                 int64_t out_channels,
+                                 Ints kernel_size,
+                                 ConvTransposeOptions o)
+    : ConvBase("ConvTranspose3d",
+               3,
+               in_channels,
+               out_channels,
+               kernel_size,
+               o.stride,
+               o.padding,
+               "",
+               o.dilation,
+               o.output_padding,
+               o.groups,
+               o.bias,
+               true) {}
+
+Tensor ConvTranspose3d::forward(const Tensor& input) const {
+  check_input(input);
+  return conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+
 Tensor ConvTranspose1d::forward(const Tensor& input) const {
   check_input(input);
   return conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation);

@@ -1,4 +1,4 @@
-// Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d over ember::conv*d and
+// Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d over ember::conv*d and
 // ember::conv_transpose*d. Required sizes are constructor arguments; the rest is an options
 // struct written with designated initialisers: Conv2d(1, 4, 3, {.stride = 2, .padding = 1}).
 #pragma once
@@ -40,6 +40,7 @@ struct ConvTransposeOptions {
 };
 using ConvTranspose1dOptions = ConvTransposeOptions;
 using ConvTranspose2dOptions = ConvTransposeOptions;
+using ConvTranspose3dOptions = ConvTransposeOptions;
 
 namespace detail {
 
@@ -108,6 +109,15 @@ class ConvTranspose1d : public detail::ConvBase {
 class ConvTranspose2d : public detail::ConvBase {
  public:
   ConvTranspose2d(int64_t in_channels,
+                  int64_t out_channels,
+                  Ints kernel_size,
+                  ConvTransposeOptions options = {});
+  Tensor forward(const Tensor& input) const;
+};
+
+class ConvTranspose3d : public detail::ConvBase {
+ public:
+  ConvTranspose3d(int64_t in_channels,
                   int64_t out_channels,
                   Ints kernel_size,
                   ConvTransposeOptions options = {});

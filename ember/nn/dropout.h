@@ -24,4 +24,25 @@ class Dropout2d : public Dropout {
   Tensor forward(const Tensor& input) const;
 };
 
+// Zeroes whole channels of (N, C, L) or unbatched (C, L) input.
+class Dropout1d : public Dropout {
+ public:
+  explicit Dropout1d(double p = 0.5) : Dropout("Dropout1d", p) {}
+  Tensor forward(const Tensor& input) const;
+};
+
+// Zeroes whole channels of (N, C, D, H, W) or unbatched (C, D, H, W) input.
+class Dropout3d : public Dropout {
+ public:
+  explicit Dropout3d(double p = 0.5) : Dropout("Dropout3d", p) {}
+  Tensor forward(const Tensor& input) const;
+};
+
+// Keeps the mean and variance of SELU activations (ember::alpha_dropout).
+class AlphaDropout : public Dropout {
+ public:
+  explicit AlphaDropout(double p = 0.5) : Dropout("AlphaDropout", p) {}
+  Tensor forward(const Tensor& input) const;
+};
+
 }  // namespace ember::nn

@@ -264,6 +264,12 @@ Module& Module::to(Device device) {
   return *this;
 }
 
+Module& Module::apply(const std::function<void(Module&)>& fn) {
+  for (auto& [k, c] : children_) c->apply(fn);
+  fn(*this);
+  return *this;
+}
+
 void Module::zero_grad(bool set_to_none) {
   for (Tensor& p : parameters()) {
     Tensor g = p.grad();
@@ -310,7 +316,7 @@ static std::string shape_str(IntArrayRef s) {
   return os.str();
 }
 
-void Module::load_state_dict(const StateDict& state, bool strict) {
+LoadStateDictResult Module::load_state_dict(const StateDict& state, bool strict) {
   std::vector<std::pair<std::string, Tensor*>> slots;
   collect_slots(slots, "");
   std::vector<std::string> missing, unexpected, mismatched;
@@ -345,6 +351,7 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
   NoGradGuard no_grad;
   for (auto& [k, t] : slots)
     if (const Tensor* src = state.find(k)) t->copy_(*src);
+  return {std::move(missing), std::move(unexpected)};
 }
 
 // ---- Printing ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <ostream>
@@ -30,6 +31,11 @@ struct Ints {
   operator IntArrayRef() const { return values; }
   // The value repeated to n dims (a layer's stored, PyTorch-style tuple); an error otherwise.
   std::vector<int64_t> expand(size_t n, const char* layer, const char* what) const;
+};
+
+// What load_state_dict did not match (PyTorch's _IncompatibleKeys); empty after a strict load.
+struct LoadStateDictResult {
+  std::vector<std::string> missing_keys, unexpected_keys;
 };
 
 class Module : public std::enable_shared_from_this<Module> {
@@ -85,6 +91,9 @@ class Module : public std::enable_shared_from_this<Module> {
   // layers and optimizers hold see the new dtype, as in PyTorch. Integer buffers are kept.
   Module& to(DType dtype);
   Module& to(Device device);
+  // Calls fn on every descendant, children first, then on this module (PyTorch's apply, e.g. for
+  // a custom initialisation).
+  Module& apply(const std::function<void(Module&)>& fn);
   // Gradients to undefined (set_to_none) or to zero.
   void zero_grad(bool set_to_none = true);
 
@@ -95,7 +104,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // Copies each entry into the tensor of the same name, in place and without autograd. strict:
   // missing and unexpected keys are an error (RuntimeError listing them); a shape mismatch is
   // always one. Nothing is changed when the check fails.
-  void load_state_dict(const StateDict& state, bool strict = true);
+  // Returns the keys that were missing or unexpected (only possible when not strict).
+  LoadStateDictResult load_state_dict(const StateDict& state, bool strict = true);
 
   // ---- Printing ---------------------------------------------------------------------------------
   // The text inside a leaf's parentheses, as PyTorch's extra_repr ("in_features=2, ...").

@@ -95,23 +95,28 @@ Tensor BatchNormBase::forward(const Tensor& input) {
                     pass_stats ? opt(running_var) : std::nullopt, use_batch, factor, eps);
 }
 
-}  // namespace detail
+InstanceNormBase::InstanceNormBase(const char* name,
+                                   int64_t num_features,
+                                   const InstanceNormOptions& o,
+                                   int64_t spatial)
+    : NormBase(name, num_features, o.eps, o.momentum, o.affine, o.track_running_stats),
+      spatial_(spatial) {}
 
-InstanceNorm2d::InstanceNorm2d(int64_t num_features, InstanceNormOptions o)
-    : NormBase("InstanceNorm2d", num_features, o.eps, o.momentum, o.affine, o.track_running_stats) {
-}
-
-Tensor InstanceNorm2d::forward(const Tensor& input) {
-  EMBER_CHECK_VALUE(input.dim() == 3 || input.dim() == 4,
-                    "[InstanceNorm2d] expected 3D or 4D input (got ", input.dim(), "D input)");
+Tensor InstanceNormBase::forward(const Tensor& input) {
+  EMBER_CHECK_VALUE(input.dim() == spatial_ + 1 || input.dim() == spatial_ + 2, "[", type_name(),
+                    "] expected ", spatial_ + 1, "D or ", spatial_ + 2, "D input (got ",
+                    input.dim(), "D input)");
   const double factor = update_factor();
-  // Unbatched (C, H, W) input is normalised as a batch of one.
-  const Tensor x = input.dim() == 3 ? input.unsqueeze(0) : input;
+  // Unbatched (C, *) input is normalised as a batch of one.
+  const bool unbatched = input.dim() == spatial_ + 1;
+  const Tensor x = unbatched ? input.unsqueeze(0) : input;
   const bool use_input_stats = training_ || !track_running_stats;
-  Tensor out = instance_norm(x, detail::opt(weight), detail::opt(bias), detail::opt(running_mean),
-                             detail::opt(running_var), use_input_stats, factor, eps);
-  return input.dim() == 3 ? out.squeeze(0) : out;
+  Tensor out = instance_norm(x, opt(weight), opt(bias), opt(running_mean), opt(running_var),
+                             use_input_stats, factor, eps);
+  return unbatched ? out.squeeze(0) : out;
 }
+
+}  // namespace detail
 
 LayerNorm::LayerNorm(std::vector<int64_t> normalized_shape, LayerNormOptions o)
     : Module("LayerNorm"),

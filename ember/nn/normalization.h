@@ -1,4 +1,4 @@
-// Normalisation layers: BatchNorm1d/2d/3d, InstanceNorm2d, LayerNorm, GroupNorm, over
+// Normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm, over
 // ember::batch_norm / instance_norm / layer_norm / group_norm. Buffers and their names are
 // PyTorch's (running_mean, running_var, num_batches_tracked).
 #pragma once
@@ -84,10 +84,39 @@ class BatchNorm3d : public detail::BatchNormBase {
       : BatchNormBase("BatchNorm3d", num_features, options, {5}) {}
 };
 
-class InstanceNorm2d : public detail::NormBase {
+namespace detail {
+
+// InstanceNorm1d/2d/3d: inputs with `spatial` spatial dims, batched or not.
+class InstanceNormBase : public NormBase {
  public:
-  explicit InstanceNorm2d(int64_t num_features, InstanceNormOptions options = {});
   Tensor forward(const Tensor& input);
+
+ protected:
+  InstanceNormBase(const char* name,
+                   int64_t num_features,
+                   const InstanceNormOptions& o,
+                   int64_t spatial);
+  int64_t spatial_;
+};
+
+}  // namespace detail
+
+class InstanceNorm1d : public detail::InstanceNormBase {
+ public:
+  explicit InstanceNorm1d(int64_t num_features, InstanceNormOptions options = {})
+      : InstanceNormBase("InstanceNorm1d", num_features, options, 1) {}
+};
+
+class InstanceNorm2d : public detail::InstanceNormBase {
+ public:
+  explicit InstanceNorm2d(int64_t num_features, InstanceNormOptions options = {})
+      : InstanceNormBase("InstanceNorm2d", num_features, options, 2) {}
+};
+
+class InstanceNorm3d : public detail::InstanceNormBase {
+ public:
+  explicit InstanceNorm3d(int64_t num_features, InstanceNormOptions options = {})
+      : InstanceNormBase("InstanceNorm3d", num_features, options, 3) {}
 };
 
 struct LayerNormOptions {

@@ -281,4 +281,65 @@ TEST(NnLayers, LossModulesMatchTheirOps) {
               ember::kl_div(ember::log_softmax(a, 0), ember::softmax(b, 0), "sum"));
 }
 
+TEST(NnLayers, MoreShapesDropoutsAndResampling) {
+  ember::manual_seed(7);
+  nn::ConvTranspose3d t3(2, 3, 2, {.stride = 2});
+  EXPECT_EQ(vec(t3.weight.sizes()), (Shape{2, 3, 2, 2, 2}));
+  const Tensor v = ember::randn({1, 2, 2, 3, 4});
+  EXPECT_EQ(vec(t3.forward(v).sizes()), (Shape{1, 3, 4, 6, 8}));
+  expect_same(t3.forward(v), ember::conv_transpose3d(v, t3.weight, t3.bias, 2));
+
+  nn::InstanceNorm1d in1(3);
+  const Tensor s = ember::randn({2, 3, 5});
+  expect_same(in1.forward(s), ember::instance_norm(s, std::nullopt, std::nullopt, std::nullopt,
+                                                   std::nullopt, true, 0.1, 1e-5));
+  EXPECT_EQ(vec(in1.forward(s[0]).sizes()), (Shape{3, 5}));
+  EXPECT_EMBER_ERROR(in1.forward(v), ErrorKind::Value, "[InstanceNorm1d] expected 2D or 3D input");
+  EXPECT_EQ(vec(nn::InstanceNorm3d(2).forward(v).sizes()), (Shape{1, 2, 2, 3, 4}));
+
+  // Channel dropouts zero whole channels: every (n, c) row of ones sums to 0 or 2 * size.
+  const Tensor ones1 = ember::ones({4, 8, 6});
+  const Tensor r1 = nn::Dropout1d().forward(ones1).sum({2});
+  EXPECT_TRUE(ember::equal(r1 * (r1 - 12), ember::zeros({4, 8})));
+  const Tensor r3 = nn::Dropout3d().forward(ember::ones({2, 8, 2, 2, 2})).sum({2, 3, 4});
+  EXPECT_TRUE(ember::equal(r3 * (r3 - 16), ember::zeros({2, 8})));
+  nn::AlphaDropout ad(0.2);
+  ad.eval();
+  EXPECT_TRUE(ember::equal(ad.forward(s), s));
+  ad.train();
+  EXPECT_FALSE(ember::equal(ad.forward(s), s));
+
+  expect_same(nn::AdaptiveMaxPool1d(2).forward(ember_test::iota({1, 1, 6})),
+              ember::tensor({2.f, 5.f}).view({1, 1, 2}));
+  nn::Upsample up({.scale_factor = std::vector<double>{2.0}});
+  expect_same(up.forward(ember::tensor({1.f, 2.f}).view({1, 1, 2})),
+              ember::tensor({1.f, 1.f, 2.f, 2.f}).view({1, 1, 4}));
+  EXPECT_EQ(up.repr(), "Upsample(scale_factor=2.0, mode='nearest')");
+  EXPECT_EMBER_ERROR(nn::Upsample({}), ErrorKind::Value, "exactly one of size and scale_factor");
+  const Tensor img = ember::randn({1, 8, 3, 3});
+  const Tensor shuffled = nn::PixelShuffle(2).forward(img);
+  EXPECT_EQ(vec(shuffled.sizes()), (Shape{1, 2, 6, 6}));
+  EXPECT_TRUE(ember::equal(nn::PixelUnshuffle(2).forward(shuffled), img));
+}
+
+TEST(NnLayers, ApplyAndNonStrictLoadResult) {
+  auto seq = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(2, 2),
+                                              std::make_shared<nn::ReLU>(),
+                                              std::make_shared<nn::Linear>(2, 1));
+  std::vector<std::string> order;
+  seq->apply([&](nn::Module& m) {
+    order.push_back(m.type_name());
+    if (auto* lin = dynamic_cast<nn::Linear*>(&m)) nn::init::zeros_(lin->weight);
+  });
+  EXPECT_EQ(order, (Names{"Linear", "ReLU", "Linear", "Sequential"}));
+  EXPECT_EQ(seq->at<nn::Linear>(2)->weight.to_vector<float>(), std::vector<float>(2, 0.f));
+  ember::StateDict sd;
+  sd.insert("0.weight", ember::ones({2, 2}));
+  sd.insert("9.bias", ember::ones({1}));
+  const nn::LoadStateDictResult r = seq->load_state_dict(sd, /*strict=*/false);
+  EXPECT_EQ(r.missing_keys, (Names{"0.bias", "2.weight", "2.bias"}));
+  EXPECT_EQ(r.unexpected_keys, Names{"9.bias"});
+  EXPECT_EQ(seq->at<nn::Linear>(0)->weight.to_vector<float>(), std::vector<float>(4, 1.f));
+}
+
 }  // namespace

@@ -235,6 +235,19 @@ TEST(NnModule, ToFloat64MovesParametersBuffersAndGradientsInPlace) {
   EXPECT_EQ(net->forward(x.to(ember::kFloat64)).dtype(), ember::kFloat64);
   EXPECT_EMBER_ERROR(net->to(ember::kInt32), ErrorKind::Type, "only floating dtypes");
   EXPECT_NO_THROW(net->to(ember::kCPU));
+  // Without a CUDA backend the move fails with an error that names the module and the device,
+  // and leaves every tensor where it was.
+  bool has_cuda = true;
+  try {
+    ember::zeros({1}).to(ember::Device("cuda"));
+  } catch (const ember::Error&) {
+    has_cuda = false;
+  }
+  if (!has_cuda) {
+    EXPECT_EMBER_ERROR(net->to(ember::Device("cuda")), ErrorKind::Runtime,
+                       "[Net.to] cannot move the module to cuda");
+    for (const Tensor& t : net->parameters()) EXPECT_TRUE(t.device().is_cpu());
+  }
 }
 
 TEST(NnModule, ZeroGradSetsToNoneOrZero) {

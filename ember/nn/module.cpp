@@ -335,16 +335,18 @@ LoadStateDictResult Module::load_state_dict(const StateDict& state, bool strict)
         std::any_of(slots.begin(), slots.end(), [&](const auto& s) { return s.first == k; });
     if (!known) unexpected.push_back(k);
   }
-  // PyTorch's message layout: "Error(s) in loading state_dict for Net:\n\tMissing key(s) ...".
+  // PyTorch's message, byte for byte: missing keys, then unexpected ones (each line ending in
+  // ". "), then the size mismatches, joined by "\n\t".
   std::string msg;
   auto list = [](const std::vector<std::string>& keys) {
     std::string s;
     for (size_t i = 0; i < keys.size(); ++i) s += (i ? ", \"" : "\"") + keys[i] + "\"";
     return s;
   };
+  if (strict && !missing.empty())
+    msg += "\n\tMissing key(s) in state_dict: " + list(missing) + ". ";
   if (strict && !unexpected.empty())
-    msg += "\n\tUnexpected key(s) in state_dict: " + list(unexpected) + ".";
-  if (strict && !missing.empty()) msg += "\n\tMissing key(s) in state_dict: " + list(missing) + ".";
+    msg += "\n\tUnexpected key(s) in state_dict: " + list(unexpected) + ". ";
   for (const auto& m : mismatched) msg += "\n\t" + m;
   EMBER_CHECK(msg.empty(), "Error(s) in loading state_dict for ", type_name_, ":", msg);
 

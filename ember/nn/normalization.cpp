@@ -20,7 +20,8 @@ NormBase::NormBase(const char* name,
                    double eps,
                    std::optional<double> momentum,
                    bool affine,
-                   bool track_running_stats)
+                   bool track_running_stats,
+                   bool use_bias)
     : Module(name),
       num_features(num_features),
       eps(eps),
@@ -30,7 +31,7 @@ NormBase::NormBase(const char* name,
   EMBER_CHECK_VALUE(num_features > 0, "[", name, "] num_features must be positive, got ",
                     num_features);
   weight = register_parameter("weight", affine ? empty({num_features}) : Tensor());
-  bias = register_parameter("bias", affine ? empty({num_features}) : Tensor());
+  bias = register_parameter("bias", affine && use_bias ? empty({num_features}) : Tensor());
   if (track_running_stats) {
     running_mean = register_buffer("running_mean", zeros({num_features}));
     running_var = register_buffer("running_var", ones({num_features}));
@@ -52,10 +53,8 @@ void NormBase::reset_running_stats() {
 
 void NormBase::reset_parameters() {
   reset_running_stats();
-  if (affine) {
-    init::ones_(weight);
-    init::zeros_(bias);
-  }
+  if (affine) init::ones_(weight);
+  if (bias.defined()) init::zeros_(bias);
 }
 
 double NormBase::update_factor() {
@@ -71,6 +70,7 @@ double NormBase::update_factor() {
 std::string NormBase::extra_repr() const {
   return std::to_string(num_features) + ", eps=" + py_float(eps) +
          ", momentum=" + (momentum ? py_float(*momentum) : "None") + ", affine=" + py_bool(affine) +
+         ", bias=" + py_bool(bias.defined()) +
          ", track_running_stats=" + py_bool(track_running_stats);
 }
 
@@ -78,7 +78,7 @@ BatchNormBase::BatchNormBase(const char* name,
                              int64_t num_features,
                              const BatchNormOptions& o,
                              std::vector<int64_t> dims)
-    : NormBase(name, num_features, o.eps, o.momentum, o.affine, o.track_running_stats),
+    : NormBase(name, num_features, o.eps, o.momentum, o.affine, o.track_running_stats, o.bias),
       dims_(std::move(dims)) {}
 
 Tensor BatchNormBase::forward(const Tensor& input) {
@@ -99,7 +99,7 @@ InstanceNormBase::InstanceNormBase(const char* name,
                                    int64_t num_features,
                                    const InstanceNormOptions& o,
                                    int64_t spatial)
-    : NormBase(name, num_features, o.eps, o.momentum, o.affine, o.track_running_stats),
+    : NormBase(name, num_features, o.eps, o.momentum, o.affine, o.track_running_stats, o.bias),
       spatial_(spatial) {}
 
 Tensor InstanceNormBase::forward(const Tensor& input) {
@@ -135,7 +135,8 @@ Tensor LayerNorm::forward(const Tensor& input) const {
 
 std::string LayerNorm::extra_repr() const {
   return detail::py_tuple(normalized_shape) + ", eps=" + detail::py_float(eps) +
-         ", elementwise_affine=" + detail::py_bool(elementwise_affine);
+         ", elementwise_affine=" + detail::py_bool(elementwise_affine) +
+         ", bias=" + detail::py_bool(bias.defined());
 }
 
 GroupNorm::GroupNorm(int64_t num_groups, int64_t num_channels, GroupNormOptions o)
@@ -148,7 +149,7 @@ GroupNorm::GroupNorm(int64_t num_groups, int64_t num_channels, GroupNormOptions 
                     "[GroupNorm] num_channels must be divisible by num_groups, got ", num_channels,
                     " and ", num_groups);
   weight = register_parameter("weight", affine ? ones({num_channels}) : Tensor());
-  bias = register_parameter("bias", affine ? zeros({num_channels}) : Tensor());
+  bias = register_parameter("bias", affine && o.bias ? zeros({num_channels}) : Tensor());
 }
 
 Tensor GroupNorm::forward(const Tensor& input) const {
@@ -157,7 +158,8 @@ Tensor GroupNorm::forward(const Tensor& input) const {
 
 std::string GroupNorm::extra_repr() const {
   return std::to_string(num_groups) + ", " + std::to_string(num_channels) +
-         ", eps=" + detail::py_float(eps) + ", affine=" + detail::py_bool(affine);
+         ", eps=" + detail::py_float(eps) + ", affine=" + detail::py_bool(affine) +
+         ", bias=" + detail::py_bool(bias.defined());
 }
 
 }  // namespace ember::nn

@@ -16,6 +16,7 @@ struct BatchNormOptions {
   std::optional<double> momentum = 0.1;
   bool affine = true;
   bool track_running_stats = true;
+  bool bias = true;  // with affine: whether the shift exists (PyTorch 2.x's keyword)
 };
 
 struct InstanceNormOptions {
@@ -23,6 +24,7 @@ struct InstanceNormOptions {
   std::optional<double> momentum = 0.1;
   bool affine = false;
   bool track_running_stats = false;
+  bool bias = true;
 };
 
 namespace detail {
@@ -47,7 +49,8 @@ class NormBase : public Module {
            double eps,
            std::optional<double> momentum,
            bool affine,
-           bool track_running_stats);
+           bool track_running_stats,
+           bool use_bias);
   // Counts the batch when training with tracked stats, and returns the running-average factor.
   double update_factor();
 };
@@ -140,6 +143,7 @@ class LayerNorm : public Module {
 struct GroupNormOptions {
   double eps = 1e-5;
   bool affine = true;
+  bool bias = true;
 };
 
 class GroupNorm : public Module {

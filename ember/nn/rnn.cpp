@@ -69,7 +69,6 @@ Tensor RNNBase::zero_state(const Tensor& input) const {
 std::string RNNBase::extra_repr() const {
   std::string s = std::to_string(input_size) + ", " + std::to_string(hidden_size);
   if (options.num_layers != 1) s += ", num_layers=" + std::to_string(options.num_layers);
-  if (options.nonlinearity != "tanh") s += ", nonlinearity='" + options.nonlinearity + "'";
   if (!options.bias) s += ", bias=False";
   if (options.batch_first) s += ", batch_first=True";
   if (options.dropout != 0) s += ", dropout=" + py_float(options.dropout);
@@ -100,7 +99,7 @@ Tensor RNNCellBase::zero_state(const Tensor& input) const {
 std::string RNNCellBase::extra_repr() const {
   std::string s = std::to_string(input_size) + ", " + std::to_string(hidden_size);
   if (!options.bias) s += ", bias=False";
-  if (options.nonlinearity != "tanh") s += ", nonlinearity='" + options.nonlinearity + "'";
+  if (options.nonlinearity != "tanh") s += ", nonlinearity=" + options.nonlinearity;
   return s;
 }
 

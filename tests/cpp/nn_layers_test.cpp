@@ -97,6 +97,17 @@ TEST(NnLayers, NormsMatchTheirOps) {
   nn::BatchNorm3d bn3(6);
   EXPECT_EQ(vec(bn3.forward(ember::randn({2, 6, 2, 2, 2})).sizes()), (Shape{2, 6, 2, 2, 2}));
   EXPECT_EMBER_ERROR(bn3.forward(x), ErrorKind::Value, "expected 5D input (got 4D input)");
+  nn::BatchNorm2d nobias(6, {.bias = false});
+  EXPECT_EQ(param_names(nobias), Names{"weight"});
+  EXPECT_EQ(nobias.repr(),
+            "BatchNorm2d(6, eps=1e-05, momentum=0.1, affine=True, bias=False, "
+            "track_running_stats=True)");
+  EXPECT_EQ(nn::InstanceNorm2d(3).repr(),
+            "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, "
+            "track_running_stats=False)");
+  EXPECT_EQ(nn::GroupNorm(3, 6, {.bias = false}).repr(),
+            "GroupNorm(3, 6, eps=1e-05, affine=True, bias=False)");
+  EXPECT_EQ(ln.repr(), "LayerNorm((3, 3), eps=0.001, elementwise_affine=True, bias=False)");
   nn::BatchNorm2d untracked(6, {.affine = false, .track_running_stats = false});
   EXPECT_TRUE(untracked.state_dict().empty());
   untracked.eval();  // no running stats: batch statistics even in eval
@@ -226,7 +237,7 @@ TEST(NnLayers, RecurrentLayersHavePyTorchParametersAndShapes) {
                                                      gcell.bias_ih, gcell.bias_hh));
   EXPECT_EQ(vec(gcell.forward(xi[0]).sizes()), (Shape{4}));
   nn::RNNCell rcell(3, 4, {.nonlinearity = "relu"});
-  EXPECT_EQ(rcell.repr(), "RNNCell(3, 4, nonlinearity='relu')");
+  EXPECT_EQ(rcell.repr(), "RNNCell(3, 4, nonlinearity=relu)");
   EXPECT_EQ(vec(rcell.forward(xi).sizes()), (Shape{2, 4}));
 }
 

@@ -150,8 +150,8 @@ TEST(NnModule, StrictLoadingReportsMissingUnexpectedAndShapes) {
     if (k != "fc.bias") partial.insert(k, v.clone());
   partial.insert("fc.extra", ember::zeros({1}));
   EXPECT_EMBER_ERROR(net->load_state_dict(partial), ErrorKind::Runtime,
-                     "Error(s) in loading state_dict for Net:\n\tUnexpected key(s) in state_dict: "
-                     "\"fc.extra\".\n\tMissing key(s) in state_dict: \"fc.bias\".");
+                     "Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "
+                     "\"fc.bias\". \n\tUnexpected key(s) in state_dict: \"fc.extra\". ");
   // Non-strict: the present keys load, the rest is ignored.
   ember::StateDict changed;
   changed.insert("fc.weight", ember::full({3, 8}, 0.25f));
@@ -212,7 +212,8 @@ TEST(NnModule, BatchNormWithoutMomentumAveragesCumulatively) {
   bn.forward(ember::tensor({{1.f}, {3.f}}));  // mean 2, factor 1/1
   bn.forward(ember::tensor({{5.f}, {7.f}}));  // mean 6, factor 1/2
   expect_near(bn.running_mean.to_vector<float>(), {4.f});
-  EXPECT_EQ(bn.extra_repr(), "1, eps=1e-05, momentum=None, affine=True, track_running_stats=True");
+  EXPECT_EQ(bn.extra_repr(),
+            "1, eps=1e-05, momentum=None, affine=True, bias=True, track_running_stats=True");
 }
 
 TEST(NnModule, ToFloat64MovesParametersBuffersAndGradientsInPlace) {
@@ -268,7 +269,7 @@ TEST(NnModule, PrintsAsPyTorch) {
             "  (features): Sequential(\n"
             "    (0): Conv2d(1, 2, kernel_size=(3, 3), stride=(1, 1))\n"
             "    (1): BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, "
-            "track_running_stats=True)\n"
+            "bias=True, track_running_stats=True)\n"
             "    (2): ReLU()\n"
             "  )\n"
             "  (fc): Linear(in_features=8, out_features=3, bias=True)\n"

@@ -11,5 +11,7 @@
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
 #include "ember/nn/normalization.h"
+#include "ember/nn/padding.h"
 #include "ember/nn/pooling.h"
 #include "ember/nn/rnn.h"
+#include "ember/nn/upsampling.h"

@@ -1,10 +1,9 @@
 // Pooling layers over ember's pooling ops: MaxPool1d/2d/3d, AvgPool1d/2d/3d,
-// AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d; Upsample, PixelShuffle, PixelUnshuffle.
+// AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d.
 // MaxPool2d(2) or MaxPool2d(3, {.stride = 2}).
 #pragma once
 
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "ember/nn/module.h"
@@ -88,43 +87,5 @@ EMBER_NN_ADAPTIVE_POOL(AdaptiveAvgPool3d)
 EMBER_NN_ADAPTIVE_POOL(AdaptiveMaxPool1d)
 EMBER_NN_ADAPTIVE_POOL(AdaptiveMaxPool2d)
 #undef EMBER_NN_ADAPTIVE_POOL
-
-struct UpsampleOptions {
-  std::optional<std::vector<int64_t>> size = std::nullopt;  // exactly one of size, scale_factor
-  std::optional<std::vector<double>> scale_factor = std::nullopt;
-  std::string mode = "nearest";
-  std::optional<bool> align_corners = std::nullopt;
-};
-
-// ember::interpolate as a module.
-class Upsample : public Module {
- public:
-  explicit Upsample(UpsampleOptions options);
-  Tensor forward(const Tensor& input) const;
-  std::string extra_repr() const override;
-  UpsampleOptions options;
-};
-
-class PixelShuffle : public Module {
- public:
-  explicit PixelShuffle(int64_t upscale_factor)
-      : Module("PixelShuffle"), upscale_factor(upscale_factor) {}
-  Tensor forward(const Tensor& input) const;
-  std::string extra_repr() const override {
-    return "upscale_factor=" + std::to_string(upscale_factor);
-  }
-  int64_t upscale_factor;
-};
-
-class PixelUnshuffle : public Module {
- public:
-  explicit PixelUnshuffle(int64_t downscale_factor)
-      : Module("PixelUnshuffle"), downscale_factor(downscale_factor) {}
-  Tensor forward(const Tensor& input) const;
-  std::string extra_repr() const override {
-    return "downscale_factor=" + std::to_string(downscale_factor);
-  }
-  int64_t downscale_factor;
-};
 
 }  // namespace ember::nn

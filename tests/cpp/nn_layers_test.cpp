@@ -333,6 +333,28 @@ TEST(NnLayers, MoreShapesDropoutsAndResampling) {
   EXPECT_TRUE(ember::equal(nn::PixelUnshuffle(2).forward(shuffled), img));
 }
 
+TEST(NnLayers, PaddingLayersCallPad) {
+  const Tensor x = ember_test::iota({1, 1, 3});  // [0, 1, 2]
+  expect_same(nn::ZeroPad1d({1, 2}).forward(x),
+              ember::tensor({0.f, 0.f, 1.f, 2.f, 0.f, 0.f}).view({1, 1, 6}));
+  expect_same(nn::ConstantPad1d(1, 3.5).forward(x),
+              ember::tensor({3.5f, 0.f, 1.f, 2.f, 3.5f}).view({1, 1, 5}));
+  expect_same(nn::ReflectionPad1d(2).forward(x),
+              ember::tensor({2.f, 1.f, 0.f, 1.f, 2.f, 1.f, 0.f}).view({1, 1, 7}));
+  expect_same(nn::ReplicationPad1d({0, 2}).forward(x),
+              ember::tensor({0.f, 1.f, 2.f, 2.f, 2.f}).view({1, 1, 5}));
+  expect_same(nn::CircularPad1d(1).forward(x),
+              ember::tensor({2.f, 0.f, 1.f, 2.f, 0.f}).view({1, 1, 5}));
+  const Tensor img = ember::randn({2, 3, 4, 4});
+  expect_same(nn::ReflectionPad2d({1, 0, 2, 1}).forward(img),
+              ember::pad(img, {1, 0, 2, 1}, "reflect"));
+  EXPECT_EQ(vec(nn::ZeroPad3d(1).forward(ember::ones({1, 2, 2, 2})).sizes()), (Shape{1, 4, 4, 4}));
+  EXPECT_EQ(nn::ZeroPad2d({1, 1, 2, 0}).repr(), "ZeroPad2d((1, 1, 2, 0))");
+  EXPECT_EQ(nn::ConstantPad2d(1, 3.5).repr(), "ConstantPad2d(padding=(1, 1, 1, 1), value=3.5)");
+  EXPECT_EMBER_ERROR(nn::ZeroPad2d({1, 2, 3}), ErrorKind::Value,
+                     "[ZeroPad2d] padding takes 1 or 4 values, got 3");
+}
+
 TEST(NnLayers, ApplyAndNonStrictLoadResult) {
   auto seq = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(2, 2),
                                               std::make_shared<nn::ReLU>(),

@@ -605,7 +605,7 @@ class Module:
                 module._apply(fn)
         from ember.autograd.grad_mode import no_grad
 
-        for key, param in self._parameters.items():
+        for param in self._parameters.values():
             if param is None:
                 continue
             with no_grad():
@@ -999,7 +999,7 @@ class Module:
             unexpected_keys.append(extra_state_key)
 
         if strict:
-            for key in state_dict.keys():
+            for key in state_dict:
                 if key.startswith(prefix) and key != extra_state_key:
                     input_name = key[len(prefix) :].split(".", 1)
                     if len(input_name) > 1:
@@ -1007,6 +1007,53 @@ class Module:
                             unexpected_keys.append(key)
                     elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
+
+    def _load_recursive(
+        self,
+        local_state_dict: Mapping,
+        prefix: str,
+        metadata: Any,
+        assign: bool,
+        missing_keys: list[str],
+        unexpected_keys: list[str],
+        error_msgs: list[str],
+    ) -> None:
+        local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+        if assign:
+            local_metadata["assign_to_params_buffers"] = assign
+        self._load_from_state_dict(
+            local_state_dict,
+            prefix,
+            local_metadata,
+            True,
+            missing_keys,
+            unexpected_keys,
+            error_msgs,
+        )
+        for name, child in self._modules.items():
+            if child is not None:
+                child_prefix = prefix + name + "."
+                child_state_dict = {
+                    k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)
+                }
+                child._load_recursive(
+                    child_state_dict,
+                    child_prefix,
+                    metadata,
+                    assign,
+                    missing_keys,
+                    unexpected_keys,
+                    error_msgs,
+                )
+        incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+        for hook in self._load_state_dict_post_hooks.values():
+            out = hook(self, incompatible_keys)
+            if out is not None:
+                raise RuntimeError(
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                    "expected to return new values, if incompatible_keys need to be "
+                    "modified, it should be done inplace."
+                )
 
     def load_state_dict(
         self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
@@ -1027,38 +1074,9 @@ class Module:
         if metadata is not None:
             state_dict._metadata = metadata  # type: ignore[attr-defined]
 
-        def load(module: Module, local_state_dict: Mapping, prefix: str = "") -> None:
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(
-                local_state_dict,
-                prefix,
-                local_metadata,
-                True,
-                missing_keys,
-                unexpected_keys,
-                error_msgs,
-            )
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_state_dict = {
-                        k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)
-                    }
-                    load(child, child_state_dict, child_prefix)
-            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
-            for hook in module._load_state_dict_post_hooks.values():
-                out = hook(module, incompatible_keys)
-                if out is not None:
-                    raise RuntimeError(
-                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
-                        "expected to return new values, if incompatible_keys need to be "
-                        "modified, it should be done inplace."
-                    )
-
-        load(self, state_dict)
-        del load
+        self._load_recursive(
+            state_dict, "", metadata, assign, missing_keys, unexpected_keys, error_msgs
+        )
 
         if strict:
             if unexpected_keys:

@@ -135,6 +135,12 @@ CASES = [
     ("nn.HingeEmbeddingLoss()", [f32(5), pm1(5)], True),
     ("nn.SoftMarginLoss()", [f32(5), pm1(5)], True),
     ("nn.MultiLabelSoftMarginLoss()", [f32(3, 4), unit(3, 4)], True),
+    (
+        "nn.MultiLabelMarginLoss()",
+        [f32(3, 4), const([[3, 0, -1, 1], [1, 2, 3, -1], [2, 2, 0, 0]])],
+        True,
+    ),
+    ("nn.MultiLabelMarginLoss(reduction='none')", [f32(4), const([0, 3, -1, 2])], True),
     ("nn.MultiMarginLoss(p=2, margin=0.5)", [f32(6, 4), ints(4, 6)], True),
     ("nn.CosineEmbeddingLoss(0.2)", [f32(5, 3), f32(5, 3), pm1(5)], True),
     ("nn.TripletMarginLoss(swap=True)", [f32(5, 3), f32(5, 3), f32(5, 3)], True),

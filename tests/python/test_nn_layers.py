@@ -185,6 +185,14 @@ REPRS = [
         "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)",
     ),
     ("nn.Flatten()", "Flatten(start_dim=1, end_dim=-1)"),
+    (
+        "nn.Fold((4, 5), 2)",
+        "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)",
+    ),
+    (
+        "nn.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2))",
+        "Unfold(kernel_size=(2, 3), dilation=2, padding=1, stride=(1, 2))",
+    ),
     ("nn.Unflatten(1, (2, 3))", "Unflatten(dim=1, unflattened_size=(2, 3))"),
     ("nn.PixelShuffle(2)", "PixelShuffle(upscale_factor=2)"),
     ("nn.PixelUnshuffle(2)", "PixelUnshuffle(downscale_factor=2)"),
@@ -346,6 +354,8 @@ FORWARD = [
     (nn.Flatten(0, 2), x2d, lambda m, x: x.reshape(48, 7)),
     (nn.Unflatten(1, (2, 2)), x2d, lambda m, x: x.reshape(2, 2, 2, 6, 7)),
     (nn.PixelShuffle(2), x2d, lambda m, x: F.pixel_shuffle(x, 2)),
+    (nn.Unfold(2, padding=1, stride=2), x2d, lambda m, x: F.unfold(x, 2, 1, 1, 2)),
+    (nn.Fold((3, 4), 2), randn(2, 8, 6), lambda m, x: F.fold(x, (3, 4), 2)),
     (nn.PixelUnshuffle(2), randn(1, 2, 4, 6), lambda m, x: F.pixel_unshuffle(x, 2)),
     (nn.Upsample(scale_factor=2), x2d, lambda m, x: F.interpolate(x, scale_factor=2.0)),
     (

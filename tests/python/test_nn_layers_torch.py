@@ -148,6 +148,8 @@ CASES = [
     ("nn.Flatten(0, 1)", [f32(2, 3, 4)], True),
     ("nn.Unflatten(1, (2, 2))", [f32(3, 4)], True),
     ("nn.PixelShuffle(2)", [f32(1, 8, 2, 3)], True),
+    ("nn.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2))", [f32(2, 3, 5, 6)], True),
+    ("nn.Fold((4, 5), 2)", [f32(2, 8, 12)], True),
     ("nn.PixelUnshuffle(2)", [f32(1, 2, 4, 6)], True),
     ("nn.ChannelShuffle(3)", [f32(2, 6, 2)], True),
     ("nn.Upsample(scale_factor=2, mode='bilinear')", [f32(1, 2, 3, 4)], True),

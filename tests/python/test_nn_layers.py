@@ -1016,7 +1016,10 @@ def test_instancenorm_without_affine_warns_on_channel_mismatch():
 def test_lazy_linear_takes_in_features_from_the_first_input():
     m = nn.LazyLinear(3)
     assert m.has_uninitialized_params()
+    assert repr(m) == "LazyLinear(in_features=0, out_features=3, bias=True)"
+    weight = m.weight
     y = m(randn(2, 7))
+    assert m.weight is weight and m.bias.shape == (3,)
     assert y.shape == (2, 3) and type(m) is nn.Linear
     assert m.weight.shape == (3, 7) and np.abs(m.weight.detach().numpy()).max() <= 1 / math.sqrt(7)
     assert repr(m) == "Linear(in_features=7, out_features=3, bias=True)"

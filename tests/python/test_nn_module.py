@@ -410,7 +410,9 @@ def test_state_dict_hooks_and_subclass_overrides():
 
     calls = []
     n.register_state_dict_pre_hook(lambda mod, prefix, keep: calls.append(("pre", prefix)))
-    h = n.register_state_dict_post_hook(lambda mod, sd, prefix, meta: sd.pop(prefix + "calls") and None)
+    h = n.register_state_dict_post_hook(
+        lambda mod, sd, prefix, meta: sd.pop(prefix + "calls") and None
+    )
     assert "calls" not in n.state_dict() and calls == [("pre", "")]
     h.remove()
     assert "calls" in n.state_dict()

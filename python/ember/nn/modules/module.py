@@ -17,17 +17,9 @@ from ember.utils.hooks import BackwardHook, RemovableHandle
 
 Tensor = _C.Tensor
 
-__all__ = [
-    "Module",
-    "register_module_backward_hook",
-    "register_module_buffer_registration_hook",
-    "register_module_forward_hook",
-    "register_module_forward_pre_hook",
-    "register_module_full_backward_hook",
-    "register_module_full_backward_pre_hook",
-    "register_module_module_registration_hook",
-    "register_module_parameter_registration_hook",
-]
+# Only Module is star-exported into ember.nn (as torch.nn); the register_module_*_hook
+# functions are reached as ember.nn.modules.module.<name>, as in PyTorch.
+__all__ = ["Module"]
 
 # Hooks that apply to every module (torch.nn.modules.module.register_module_*_hook).
 _global_forward_pre_hooks: "OrderedDict[int, Callable]" = OrderedDict()

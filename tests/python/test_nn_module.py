@@ -859,8 +859,8 @@ def test_parameter_dict():
         pd[1] = ember.zeros(1)
     assert repr(pd) == (
         "ParameterDict(\n"
-        "    (a): Parameter containing: [ember.float32 of size 1]\n"
-        "    (d): Parameter containing: [ember.float32 of size 1]\n"
+        "    (a): Parameter containing: [ember.FloatTensor of size 1]\n"
+        "    (d): Parameter containing: [ember.FloatTensor of size 1]\n"
         ")"
     )
     pd.clear()

@@ -51,7 +51,7 @@ _TENSOR_TYPENAMES = {
 def _typename(obj: Any) -> str:
     """PyTorch's torch.typename, as used in its error messages: 'ember.FloatTensor' for a
     float32 tensor, the qualified class name otherwise."""
-    if isinstance(obj, Tensor) and not isinstance(obj, Parameter):
+    if isinstance(obj, Tensor):
         name = str(obj.dtype).rsplit(".", 1)[-1]
         return "ember." + _TENSOR_TYPENAMES.get(name, "Tensor")
     cls = obj if isinstance(obj, type) else type(obj)

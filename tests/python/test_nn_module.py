@@ -460,6 +460,9 @@ def test_to_keeps_parameter_identity():
     assert params[0].dtype == ember.float64
     net.cpu()
     assert params[0].device.type == "cpu"
+    net.to_empty(device="cpu")
+    assert [p is q for p, q in zip(params, net.parameters())] == [True, True, True]
+    assert params[0].shape == (4, 3) and params[0].dtype == ember.float64
 
 
 def test_to_leaves_integer_buffers_and_rejects_integer_dtype():

@@ -632,6 +632,13 @@ class Module:
 
         return self._apply(convert)
 
+    def to_empty(self, *, device: Any = None, recurse: bool = True) -> "Module":
+        """Replaces every parameter's and buffer's data by uninitialised memory of the same
+        shape and dtype on device (the parameters keep their identity)."""
+        if device is None:
+            device = "cpu"
+        return self._apply(lambda t: _C.empty_like(t, device=device), recurse=recurse)
+
     def _cast_floating(self, dtype: Any) -> "Module":
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 

@@ -234,3 +234,38 @@ def test_weighted_losses_match_pytorch():
         tl = getattr(tnn, name)(**tw)(*[torch.tensor(a) for a in args])
         el = getattr(enn, name)(**ew)(*[ember.tensor(a) for a in args])
         np.testing.assert_allclose(el.numpy(), tl.numpy(), rtol=1e-5, err_msg=name)
+
+
+def test_functional_compositions_match_pytorch():
+    """The F functions the layers added (no C++ op of their own), on cases the layers do not
+    reach: broadcasting, 1-d inputs, training-free rrelu, functional defaults."""
+    import ember.nn.functional as EF
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    b = rng.standard_normal((1, 3)).astype(np.float32)
+    v = rng.standard_normal(5).astype(np.float32)
+    w = np.array([0.1, 0.2, 0.3], dtype=np.float32)
+    cases = [
+        ("cosine_similarity", (a, b), {}),
+        ("cosine_similarity", (a, a[:1] * 0), {"dim": 1}),
+        ("pairwise_distance", (a, b), {"p": 1.5}),
+        ("pairwise_distance", (v, v[::-1].copy()), {}),
+        ("prelu", (a, w), {}),
+        ("prelu", (v, w[:1]), {}),
+        ("rrelu", (a,), {}),
+        ("glu", (a[:, :2],), {}),
+        ("softshrink", (a,), {"lambd": 0.2}),
+        ("hardshrink", (a,), {}),
+        ("softmin", (a,), {"dim": 0}),
+        ("channel_shuffle", (rng.standard_normal((2, 6, 3)).astype(np.float32), 2), {}),
+        ("lp_pool1d", (np.abs(a)[None], 2.0, 3), {}),
+        ("multilabel_soft_margin_loss", (a, (a > 0).astype(np.float32)), {"reduction": "sum"}),
+    ]
+    for name, args, kwargs in cases:
+        ta = [torch.tensor(x) if isinstance(x, np.ndarray) else x for x in args]
+        ea = [ember.tensor(x) if isinstance(x, np.ndarray) else x for x in args]
+        expected = getattr(TF, name)(*ta, **kwargs).numpy()
+        got = getattr(EF, name)(*ea, **kwargs).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)

@@ -1,6 +1,5 @@
-"""Activation layers, one per activation function, with PyTorch's arguments, inplace flags and
-reprs. Most call ember.nn.functional (C++ ops); the few F does not have yet (prelu, rrelu, glu,
-softshrink, hardshrink, softmin) are written here from C++ tensor ops, with PyTorch's errors."""
+"""Activation layers, one per activation function of ember.nn.functional, with PyTorch's
+arguments, inplace flags and reprs; each forward is one F call."""
 
 from __future__ import annotations
 
@@ -275,10 +274,7 @@ class Softshrink(Module):
         self.lambd = lambd
 
     def forward(self, input):
-        if self.lambd < 0:
-            raise RuntimeError(f"Softshrink: lambda must be non-negative, but found {self.lambd}")
-        # x - clamp(x, -l, l) is exactly the soft threshold, with gradient 1 outside [-l, l].
-        return input - ember.clamp(input, -self.lambd, self.lambd)
+        return F.softshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return str(self.lambd)
@@ -292,7 +288,7 @@ class Hardshrink(Module):
         self.lambd = lambd
 
     def forward(self, input):
-        return ember.where(input.abs() > self.lambd, input, ember.zeros_like(input))
+        return F.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return f"{self.lambd}"
@@ -313,17 +309,7 @@ class PReLU(Module):
         init.constant_(self.weight, self.init)
 
     def forward(self, input):
-        weight = self.weight
-        if weight.numel() != 1:
-            channels = input.size(1) if input.dim() >= 2 else input.size(0)
-            if channels != weight.numel():
-                raise RuntimeError(
-                    "Mismatch of parameter numbers and input channel size. Found parameter "
-                    f"numbers = {weight.numel()} and channel size = {channels}."
-                )
-            if input.dim() >= 2:
-                weight = weight.reshape([channels] + [1] * (input.dim() - 2))
-        return ember.where(input > 0, input, weight * input)
+        return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
@@ -342,16 +328,7 @@ class RReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        if not self.training:
-            return F.leaky_relu(input, (self.lower + self.upper) / 2, self.inplace)
-        with ember.no_grad():
-            slope = ember.empty_like(input).uniform_(self.lower, self.upper)
-        out = ember.where(input >= 0, input, input * slope)
-        if self.inplace:
-            with ember.no_grad():
-                input.copy_(out)
-            return input
-        return out
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"
@@ -365,16 +342,7 @@ class GLU(Module):
         self.dim = dim
 
     def forward(self, input):
-        if input.dim() == 0:
-            raise RuntimeError("glu does not support scalars because halving size must be even")
-        dim = self.dim % input.dim()
-        size = input.size(dim)
-        if size % 2 != 0:
-            raise RuntimeError(
-                f"Halving dimension must be even, but dimension {dim} is size {size}"
-            )
-        a, b = input.chunk(2, self.dim)
-        return a * F.sigmoid(b)
+        return F.glu(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -405,7 +373,7 @@ class Softmin(Softmax):
     """softmax(-x) along `dim`."""
 
     def forward(self, input):
-        return F.softmax(-input, self.dim)
+        return F.softmin(input, self.dim)
 
 
 class Softmax2d(Module):

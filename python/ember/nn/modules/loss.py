@@ -1,12 +1,9 @@
 """Loss layers, one per loss of ember.nn.functional, with PyTorch's constructor arguments (the
 legacy size_average/reduce too), `reduction`, and class weights registered as buffers. The
-losses are the C++ ops behind F; MultiLabelMarginLoss, MultiLabelSoftMarginLoss and
-TripletMarginWithDistanceLoss, which F lacks, are composed here from C++ ops with PyTorch's
-formulas."""
+losses are ember.nn.functional's (C++ ops, or compositions of them)."""
 
 from __future__ import annotations
 
-import ember
 from ember.nn import functional as F
 from ember.nn._functional_loss import _legacy_reduction
 from ember.nn.modules.distance import PairwiseDistance
@@ -34,16 +31,6 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
 ]
-
-
-def _reduce(loss, reduction: str):
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 class _Loss(Module):
@@ -312,40 +299,16 @@ class MultiLabelMarginLoss(_Loss):
     max(0, 1 - (x[j] - x[i])), divided by the number of classes."""
 
     def forward(self, input, target):
-        x, y = input, target
-        if x.dim() == 1:
-            x, y = x.unsqueeze(0), y.unsqueeze(0) if y.dim() == 1 else y
-        if x.dim() != 2 or tuple(y.shape) != tuple(x.shape):
-            raise RuntimeError(
-                f"inconsistent target size: {list(target.shape)} for input of size: "
-                f"{list(input.shape)}"
-            )
-        classes = x.size(1)
-        # 1 for the target positions before the first -1, 0 from there on.
-        listed = ember.cumprod((y >= 0).to(ember.int64), 1)
-        if ((y >= classes) & (listed > 0)).any().item():
-            raise RuntimeError("argument #2 'target' is out of range")
-        index = y.clamp(min=0)
-        is_target = ember.zeros_like(x).scatter_add(1, index, listed.to(x.dtype)) > 0
-        # margins[n, k, i] = 1 - (x[n, y[n, k]] - x[n, i]), kept for listed k and non-target i.
-        margins = 1 - x.gather(1, index).unsqueeze(2) + x.unsqueeze(1)
-        keep = listed.to(x.dtype).unsqueeze(2) * (~is_target).to(x.dtype).unsqueeze(1)
-        loss = (F.relu(margins) * keep).sum((1, 2)) / classes
-        if input.dim() == 1:
-            loss = loss.squeeze(0)
-        return _reduce(loss, self.reduction)
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Per-class logistic loss averaged over classes: -(y log s(x) + (1 - y) log s(-x))."""
 
     def forward(self, input, target):
-        loss = -(target * F.logsigmoid(input) + (1 - target) * F.logsigmoid(-input))
-        if self.weight is not None:
-            loss = loss * self.weight
-        class_dim = input.dim() - 1
-        loss = loss.sum(class_dim) / input.size(class_dim)
-        return _reduce(loss, self.reduction)
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
 
 
 class TripletMarginLoss(_Loss):
@@ -404,9 +367,12 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
-        dist_pos = self.distance_function(anchor, positive)
-        dist_neg = self.distance_function(anchor, negative)
-        if self.swap:
-            dist_neg = ember.minimum(dist_neg, self.distance_function(positive, negative))
-        loss = ember.clamp(self.margin + dist_pos - dist_neg, min=0)
-        return _reduce(loss, self.reduction)
+        return F.triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
+            swap=self.swap,
+            reduction=self.reduction,
+        )

@@ -1,5 +1,5 @@
 """PixelShuffle and PixelUnshuffle (depth <-> space rearrangements; C++ ops), and
-ChannelShuffle (a view and a copy)."""
+ChannelShuffle."""
 
 from __future__ import annotations
 
@@ -46,25 +46,7 @@ class ChannelShuffle(Module):
         self.groups = groups
 
     def forward(self, input):
-        if input.dim() <= 2:
-            raise RuntimeError(
-                "channel_shuffle expects input to have at least 3 dimensions, but got input "
-                f"with sizes {list(input.shape)}"
-            )
-        if self.groups <= 0:
-            raise RuntimeError(
-                f"Number of groups to divide channels in must be positive. Value of groups:"
-                f"{self.groups}"
-            )
-        n, c = input.size(0), input.size(1)
-        if c % self.groups != 0:
-            raise RuntimeError(
-                "Number of channels must be divisible by groups. Got "
-                f"{c} channels and {self.groups} groups."
-            )
-        rest = list(input.shape[2:])
-        shuffled = input.reshape([n, self.groups, c // self.groups] + rest).transpose(1, 2)
-        return shuffled.reshape([n, c] + rest)
+        return F.channel_shuffle(input, self.groups)
 
     def extra_repr(self) -> str:
         return f"groups={self.groups}"

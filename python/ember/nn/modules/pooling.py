@@ -252,27 +252,15 @@ class _LPPoolNd(Module):
         )
 
 
-def _lp_finish(out, window: int, norm_type: float):
-    # (window * mean(x^p))^(1/p), with PyTorch's sign(out) * relu(|out|) guard so that a
-    # negative rounding residue does not turn into NaN.
-    return (out.sign() * F.relu(out.abs())).mul(window).pow(1.0 / norm_type)
-
-
 class LPPool1d(_LPPoolNd):
     """Power-average pooling over (N, C, L): (sum over the window of x^p)^(1/p)."""
 
     def forward(self, input):
-        (k,) = _single(self.kernel_size)
-        stride = self.stride if self.stride is not None else k
-        out = F.avg_pool1d(input.pow(self.norm_type), k, stride, 0, self.ceil_mode)
-        return _lp_finish(out, k, self.norm_type)
+        return F.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LPPool2d(_LPPoolNd):
     """Power-average pooling over (N, C, H, W)."""
 
     def forward(self, input):
-        kh, kw = _pair(self.kernel_size)
-        stride = self.stride if self.stride is not None else (kh, kw)
-        out = F.avg_pool2d(input.pow(self.norm_type), (kh, kw), stride, 0, self.ceil_mode)
-        return _lp_finish(out, kh * kw, self.norm_type)
+        return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)

@@ -1,0 +1,242 @@
+"""ember.nn.functional: the functions the layers need that have no C++ op of their own (prelu,
+rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d, channel_shuffle, pairwise_distance,
+cosine_similarity, multilabel_margin_loss, multilabel_soft_margin_loss,
+triplet_margin_with_distance_loss). Re-exported by functional.py.
+
+Each is PyTorch's formula written with C++ tensor ops (where, clamp, vector_norm, gather, ...),
+so autograd comes from those ops; no Python loops over elements."""
+
+from __future__ import annotations
+
+import ember
+from ember import _C
+from ember.nn._functional_loss import _legacy_reduction
+
+__all__: list[str] = [
+    "channel_shuffle",
+    "cosine_similarity",
+    "glu",
+    "hardshrink",
+    "lp_pool1d",
+    "lp_pool2d",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
+    "pairwise_distance",
+    "prelu",
+    "rrelu",
+    "rrelu_",
+    "softmin",
+    "softshrink",
+    "triplet_margin_with_distance_loss",
+]
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+# ---- activations -------------------------------------------------------------------------------
+
+
+def prelu(input, weight):
+    """x if x > 0 else weight * x; a weight of n > 1 elements applies per channel (dim 1, or
+    dim 0 of a 1-d input)."""
+    if weight.numel() != 1:
+        channels = input.size(1) if input.dim() >= 2 else input.size(0)
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = {channels}."
+            )
+        if input.dim() >= 2:
+            weight = weight.reshape([channels] + [1] * (input.dim() - 2))
+    return _C.where(input > 0, input, weight * input)
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with slopes drawn from U(lower, upper) per element when training, and the
+    mean slope (lower + upper) / 2 otherwise."""
+    if not training:
+        slope = (lower + upper) / 2
+        return input.leaky_relu_(slope) if inplace else _C.leaky_relu(input, slope)
+    with ember.no_grad():
+        slope = ember.empty_like(input).uniform_(lower, upper)
+    out = _C.where(input >= 0, input, input * slope)
+    if inplace:
+        with ember.no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def glu(input, dim: int = -1):
+    """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = dim % input.dim()
+    size = input.size(dim)
+    if size % 2 != 0:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    a, b = input.chunk(2, dim)
+    return a * _C.sigmoid(b)
+
+
+def softshrink(input, lambd: float = 0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between: exactly x - clamp(x, -l, l)."""
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be non-negative, but found {lambd}")
+    return input - _C.clamp(input, -lambd, lambd)
+
+
+def hardshrink(input, lambd: float = 0.5):
+    """x where |x| > lambd, else 0."""
+    return _C.where(input.abs() > lambd, input, _C.zeros_like(input))
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim (PyTorch's implicit dim when None)."""
+    from ember.nn.functional import softmax
+
+    return softmax(-input, dim, dtype=dtype)
+
+
+# ---- pooling and shuffles ----------------------------------------------------------------------
+
+
+def _lp_finish(out, window: int, norm_type: float):
+    # (window * mean(x^p))^(1/p), with PyTorch's sign(out) * relu(|out|) guard so that a
+    # negative rounding residue does not become NaN.
+    return (out.sign() * _C.relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+    """(sum over each window of x^p)^(1/p) over the last dim."""
+    k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
+    stride = stride if stride is not None else k
+    out = _C.avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode, True)
+    return _lp_finish(out, k, norm_type)
+
+
+def lp_pool2d(input, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+    """(sum over each window of x^p)^(1/p) over the last two dims."""
+    kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 2
+    stride = stride if stride is not None else (kh, kw)
+    out = _C._nn.avg_pool2d(input.pow(norm_type), [kh, kw], stride, 0, ceil_mode, True, None)
+    return _lp_finish(out, kh * kw, norm_type)
+
+
+def channel_shuffle(input, groups: int):
+    """Interleaves `groups` groups of the channels of (N, C, *) (ShuffleNet)."""
+    if input.dim() <= 2:
+        raise RuntimeError(
+            "channel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"sizes {list(input.shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    n, c = input.size(0), input.size(1)
+    if c % groups != 0:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
+    rest = list(input.shape[2:])
+    shuffled = input.reshape([n, groups, c // groups] + rest).transpose(1, 2)
+    return shuffled.reshape([n, c] + rest)
+
+
+# ---- distances ---------------------------------------------------------------------------------
+
+
+def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+    """||x1 - x2 + eps||_p over the last dim (eps keeps the gradient finite at 0)."""
+    diff = x1 - x2 + eps
+    if diff.dim() == 0:
+        return ember.linalg.vector_norm(diff, p)
+    return ember.linalg.vector_norm(diff, p, dim=-1, keepdim=keepdim)
+
+
+def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
+    """Each input divided by its norm clamped to eps, then the dot product along dim."""
+    n1 = _C.clamp(ember.linalg.vector_norm(x1, 2, dim=dim, keepdim=True), min=eps)
+    n2 = _C.clamp(ember.linalg.vector_norm(x2, 2, dim=dim, keepdim=True), min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+# ---- losses ------------------------------------------------------------------------------------
+
+
+def multilabel_soft_margin_loss(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), weighted, averaged over classes."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    # log(sigmoid(x)) = -softplus(-x), stable for large |x|.
+    loss = target * _C.softplus(-input) + (1 - target) * _C.softplus(input)
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    return _reduce(loss.sum(class_dim) / input.size(class_dim), reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss: target holds class indices ended by the first -1; per sample,
+    the sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])),
+    divided by the number of classes. O(N C^2) memory."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    x, y = input, target
+    if x.dim() == 1 and y.dim() == 1:
+        x, y = x.unsqueeze(0), y.unsqueeze(0)
+    if x.dim() != 2 or tuple(y.shape) != tuple(x.shape):
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
+    classes = x.size(1)
+    # 1 for the target positions before the first -1, 0 from there on.
+    listed = _C.cumprod((y >= 0).to(ember.int64), 1)
+    if ((y >= classes) & (listed > 0)).any().item():
+        raise RuntimeError("argument #2 'target' is out of range")
+    index = y.clamp(min=0)
+    is_target = _C.zeros_like(x).scatter_add(1, index, listed.to(x.dtype)) > 0
+    # margins[n, k, i] = 1 - (x[n, y[n, k]] - x[n, i]), kept for listed k and non-target i.
+    margins = 1 - x.gather(1, index).unsqueeze(2) + x.unsqueeze(1)
+    keep = listed.to(x.dtype).unsqueeze(2) * (~is_target).to(x.dtype).unsqueeze(1)
+    loss = (_C.relu(margins) * keep).sum((1, 2)) / classes
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
+    """max(d(a, p) - d(a, n) + margin, 0) for any distance d (default: pairwise_distance)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and "
+            f"negative {negative.dim()}D inputs"
+        )
+    d = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = d(anchor, positive)
+    dist_neg = d(anchor, negative)
+    if swap:
+        dist_neg = _C.minimum(dist_neg, d(positive, negative))
+    return _reduce(_C.clamp(margin + dist_pos - dist_neg, min=0), reduction)

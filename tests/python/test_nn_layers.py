@@ -83,6 +83,11 @@ REPRS = [
     ("nn.AdaptiveMaxPool1d(3)", "AdaptiveMaxPool1d(output_size=3)"),
     ("nn.AdaptiveMaxPool2d((2, 3), return_indices=True)", "AdaptiveMaxPool2d(output_size=(2, 3))"),
     ("nn.MaxUnpool2d(2)", "MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))"),
+    ("nn.MaxUnpool1d(2)", "MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))"),
+    (
+        "nn.MaxUnpool3d(2, stride=1, padding=1)",
+        "MaxUnpool3d(kernel_size=(2, 2, 2), stride=(1, 1, 1), padding=(1, 1, 1))",
+    ),
     ("nn.LPPool1d(2, 3)", "LPPool1d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)"),
     (
         "nn.LPPool2d(1.5, 2, stride=1)",
@@ -709,6 +714,25 @@ def test_maxpool_indices_feed_maxunpool():
     up = nn.MaxUnpool2d(2)(y, idx)
     assert up.shape == (1, 2, 4, 4)
     assert ember.equal(F.max_pool2d(up, 2), y) and (up != 0).sum().item() == 8
+
+
+@pytest.mark.parametrize("dims", [1, 3])
+def test_maxunpool_1d_and_3d_invert_their_pooling(dims):
+    shape = (2, 3, 6) if dims == 1 else (1, 2, 4, 4, 6)
+    x = randn(*shape, seed=dims).abs() + 0.1
+    pool = (nn.MaxPool1d if dims == 1 else nn.MaxPool3d)(2, return_indices=True)
+    unpool = (nn.MaxUnpool1d if dims == 1 else nn.MaxUnpool3d)(2)
+    y, idx = pool(x)
+    y.requires_grad_(True)
+    up = unpool(y, idx)
+    assert up.shape == x.shape and (up != 0).sum().item() == y.numel()
+    assert ember.equal(pool(up)[0], y)
+    up.sum().backward()
+    assert y.grad.tolist() == ember.ones_like(y).tolist()
+    bigger = [s + 1 for s in shape[2:]]
+    assert unpool(y, idx, output_size=bigger).shape == tuple(shape[:2]) + tuple(bigger)
+    with pytest.raises(ValueError, match="invalid output_size"):
+        unpool(y, idx, output_size=[s + 2 for s in shape[2:]])
 
 
 def test_conv_transpose_output_size_picks_output_padding():

@@ -269,3 +269,19 @@ def test_functional_compositions_match_pytorch():
         expected = getattr(TF, name)(*ta, **kwargs).numpy()
         got = getattr(EF, name)(*ea, **kwargs).numpy()
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_maxunpool_matches_pytorch(dims):
+    shape = {1: (2, 3, 7), 2: (1, 2, 5, 6), 3: (1, 2, 4, 5, 4)}[dims]
+    x = np.random.default_rng(dims).standard_normal(shape).astype(np.float32)
+    tpool = getattr(tnn, f"MaxPool{dims}d")(2, stride=1, return_indices=True)
+    y, idx = tpool(torch.tensor(x))
+    args = (2,)
+    kwargs = {"stride": 1}
+    tun = getattr(tnn, f"MaxUnpool{dims}d")(*args, **kwargs)
+    eun = getattr(enn, f"MaxUnpool{dims}d")(*args, **kwargs)
+    assert repr(eun) == repr(tun)
+    expected = tun(y, idx).numpy()
+    got = eun(ember.tensor(y.numpy()), ember.tensor(idx.numpy())).numpy()
+    np.testing.assert_array_equal(got, expected)

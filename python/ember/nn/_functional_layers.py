@@ -1,5 +1,6 @@
 """ember.nn.functional: the functions the layers need that have no C++ op of their own (prelu,
-rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d, channel_shuffle, pairwise_distance,
+rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d, max_unpool1d/3d, channel_shuffle,
+pairwise_distance,
 cosine_similarity, multilabel_margin_loss, multilabel_soft_margin_loss,
 triplet_margin_with_distance_loss). Re-exported by functional.py.
 
@@ -19,6 +20,8 @@ __all__: list[str] = [
     "hardshrink",
     "lp_pool1d",
     "lp_pool2d",
+    "max_unpool1d",
+    "max_unpool3d",
     "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "pairwise_distance",
@@ -133,6 +136,75 @@ def lp_pool2d(input, norm_type: float, kernel_size, stride=None, ceil_mode: bool
     stride = stride if stride is not None else (kh, kw)
     out = _C._nn.avg_pool2d(input.pow(norm_type), [kh, kw], stride, 0, ceil_mode, True, None)
     return _lp_finish(out, kh * kw, norm_type)
+
+
+def _tuple(x, n):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """PyTorch's rule: (in - 1) * stride + kernel - 2 * padding by default; an explicit size
+    (optionally with the N, C dims) must lie strictly within stride of that."""
+    n = len(kernel_size)
+    default = [
+        (input.size(input.dim() - n + d) - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+        for d in range(n)
+    ]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(
+            f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+            f"length of '{len(output_size)}'"
+        )
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(
+                f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})'
+            )
+    return output_size
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Inverse of max_pool1d: each value goes back to its index along L, zeros elsewhere."""
+    kernel_size = _tuple(kernel_size, 1)
+    stride = _tuple(stride, 1) if stride is not None else kernel_size
+    padding = _tuple(padding, 1)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    # A 1-d index along L is the flat index of a (L, 1) plane: max_unpool2d does the work.
+    return _C._nn.max_unpool2d(
+        input.unsqueeze(-1),
+        indices.unsqueeze(-1),
+        [kernel_size[0], 1],
+        [stride[0], 1],
+        [padding[0], 0],
+        [size[0], 1],
+    ).squeeze(-1)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Inverse of max_pool3d: each value goes back to its flat (D, H, W) index, zeros
+    elsewhere; a scatter into the zero output (gradient: the scatter op's)."""
+    kernel_size = _tuple(kernel_size, 3)
+    stride = _tuple(stride, 3) if stride is not None else kernel_size
+    padding = _tuple(padding, 3)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    if input.dim() not in (4, 5) or tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(
+            "max_unpool3d: expected a 4-d or 5-d input and indices of the same shape, got "
+            f"input {list(input.shape)} and indices {list(indices.shape)}"
+        )
+    lead = list(input.shape[:-3])
+    plane = size[0] * size[1] * size[2]
+    if indices.numel() and (indices.min().item() < 0 or indices.max().item() >= plane):
+        raise RuntimeError(f"max_unpool3d: found an index outside the output size {size}")
+    flat = _C.zeros(lead + [plane], dtype=input.dtype, device=input.device)
+    out = flat.scatter(-1, indices.flatten(-3), input.flatten(-3))
+    return out.reshape(lead + list(size))
 
 
 def channel_shuffle(input, groups: int):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
-from ember.nn.modules.utils import _pair, _single
+from ember.nn.modules.utils import _pair, _single, _triple
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -21,7 +21,9 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "MaxUnpool1d",
     "MaxUnpool2d",
+    "MaxUnpool3d",
 ]
 
 
@@ -81,22 +83,44 @@ class MaxPool3d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool3d)
 
 
-class MaxUnpool2d(Module):
-    """Partial inverse of MaxPool2d: puts each value back at its index, zeros elsewhere."""
+class _MaxUnpoolNd(Module):
+    _ntuple = staticmethod(_pair)
+    _unpool = staticmethod(F.max_unpool2d)
 
     def __init__(self, kernel_size, stride=None, padding=0) -> None:
         super().__init__()
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride if (stride is not None) else kernel_size)
-        self.padding = _pair(padding)
+        self.kernel_size = self._ntuple(kernel_size)
+        self.stride = self._ntuple(stride if (stride is not None) else kernel_size)
+        self.padding = self._ntuple(padding)
 
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool2d(
+        return self._unpool(
             input, indices, self.kernel_size, self.stride, self.padding, output_size
         )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool1d: puts each value back at its index, zeros elsewhere."""
+
+    _ntuple = staticmethod(_single)
+    _unpool = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool2d: puts each value back at its index, zeros elsewhere."""
+
+    _ntuple = staticmethod(_pair)
+    _unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool3d: puts each value back at its index, zeros elsewhere."""
+
+    _ntuple = staticmethod(_triple)
+    _unpool = staticmethod(F.max_unpool3d)
 
 
 class AvgPool1d(Module):

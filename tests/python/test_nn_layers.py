@@ -947,7 +947,19 @@ def test_loss_weight_buffer_follows_the_module_dtype():
             ValueError,
             'Only "zeros" padding mode',
         ),
-        (lambda: nn.GroupNorm(3, 4), ValueError, "num_channels must be divisible by num_groups"),
+        (
+            lambda: nn.GroupNorm(3, 4),
+            ValueError,
+            r"num_channels \(4\) must be divisible by num_groups \(3\)",
+        ),
+        (
+            lambda: nn.Bilinear(0, 2, 3),
+            ValueError,
+            r"in1_features must be > 0, but got \(in1_features=0\)",
+        ),
+        (lambda: nn.LPPool2d(0, 2), ValueError, "norm_type must be a non-zero value, but got 0"),
+        (lambda: nn.Softmax(dim=1.0), TypeError, "dim must be an int or None"),
+        (lambda: nn.LogSoftmax(dim=True), TypeError, "dim must be an int or None"),
         (
             lambda: nn.Dropout(1.5),
             ValueError,
@@ -958,7 +970,7 @@ def test_loss_weight_buffer_follows_the_module_dtype():
         (
             lambda: nn.EmbeddingBag(5, 2, padding_idx=-6),
             AssertionError,
-            "Padding_idx must be within",
+            "^padding_idx must be within",
         ),
         (lambda: nn.Embedding(5, 2, _weight=ember.ones(4, 2)), AssertionError, "Shape of weight"),
         (lambda: nn.Hardtanh(1.0, 0.0), AssertionError, r"max_val \(0.0\) must be greater"),

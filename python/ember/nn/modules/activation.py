@@ -351,7 +351,15 @@ class GLU(Module):
 class Softmax(Module):
     """exp(x) / sum(exp(x)) along `dim` (None: PyTorch's legacy implicit choice)."""
 
+    _check_dim = True  # PyTorch checks the type of dim for Softmax and LogSoftmax, not Softmin
+
     def __init__(self, dim=None) -> None:
+        if (
+            self._check_dim
+            and dim is not None
+            and (not isinstance(dim, int) or isinstance(dim, bool))
+        ):
+            raise TypeError(f"dim must be an int or None, got {type(dim)}")
         super().__init__()
         self.dim = dim
 
@@ -371,6 +379,8 @@ class LogSoftmax(Softmax):
 
 class Softmin(Softmax):
     """softmax(-x) along `dim`."""
+
+    _check_dim = False
 
     def forward(self, input):
         return F.softmin(input, self.dim)

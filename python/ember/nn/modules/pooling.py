@@ -264,6 +264,8 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 class _LPPoolNd(Module):
     def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
         super().__init__()
+        if norm_type == 0:
+            raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
         self.norm_type = norm_type
         self.kernel_size = kernel_size
         self.stride = stride

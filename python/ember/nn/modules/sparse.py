@@ -12,17 +12,18 @@ from ember.nn.parameter import Parameter
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-def _check_padding_idx(padding_idx, num_embeddings: int):
+def _check_padding_idx(padding_idx, num_embeddings: int, name: str = "Padding_idx"):
     """PyTorch's rule (an AssertionError): -num_embeddings <= padding_idx < num_embeddings;
-    negative values count from the end."""
+    negative values count from the end. (Embedding says "Padding_idx", EmbeddingBag
+    "padding_idx".)"""
     if padding_idx is None:
         return None
     if padding_idx > 0:
         if padding_idx >= num_embeddings:
-            raise AssertionError("Padding_idx must be within num_embeddings")
+            raise AssertionError(f"{name} must be within num_embeddings")
     elif padding_idx < 0:
         if padding_idx < -num_embeddings:
-            raise AssertionError("Padding_idx must be within num_embeddings")
+            raise AssertionError(f"{name} must be within num_embeddings")
         padding_idx = num_embeddings + padding_idx
     return padding_idx
 
@@ -156,7 +157,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        self.padding_idx = _check_padding_idx(padding_idx, num_embeddings)
+        self.padding_idx = _check_padding_idx(padding_idx, num_embeddings, "padding_idx")
         self.weight = _make_weight(
             num_embeddings, embedding_dim, _weight, True, {"device": device, "dtype": dtype}
         )

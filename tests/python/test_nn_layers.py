@@ -1044,6 +1044,12 @@ def test_forward_input_errors(module, x, exc, match):
         module(x)
 
 
+def test_hardtanh_accepts_the_deprecated_min_value_and_max_value():
+    with pytest.warns(FutureWarning, match="`(min|max)_value` is deprecated"):
+        m = nn.Hardtanh(min_value=-0.5, max_value=2.0)
+    assert (m.min_val, m.max_val) == (-0.5, 2.0)
+
+
 def test_instancenorm_without_affine_warns_on_channel_mismatch():
     with pytest.warns(UserWarning, match="does not match num_features"):
         nn.InstanceNorm1d(3)(randn(2, 4, 5))

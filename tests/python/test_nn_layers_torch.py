@@ -285,3 +285,25 @@ def test_maxunpool_matches_pytorch(dims):
     expected = tun(y, idx).numpy()
     got = eun(ember.tensor(y.numpy()), ember.tensor(idx.numpy())).numpy()
     np.testing.assert_array_equal(got, expected)
+
+
+def _layer_names():
+    import importlib
+
+    topics = ["linear", "conv", "pooling", "batchnorm", "normalization", "instancenorm"]
+    topics += ["dropout", "sparse", "activation", "loss", "flatten", "fold", "pixelshuffle"]
+    topics += ["upsampling", "padding", "distance"]
+    return [n for t in topics for n in importlib.import_module(f"ember.nn.modules.{t}").__all__]
+
+
+@pytest.mark.parametrize("name", _layer_names())
+def test_constructor_and_forward_signatures_are_pytorchs(name):
+    """Same parameter names, kinds and defaults for __init__ and forward."""
+    import inspect
+
+    def sig(f):
+        return [(p.name, p.kind, repr(p.default)) for p in inspect.signature(f).parameters.values()]
+
+    ours, theirs = getattr(enn, name), getattr(tnn, name)
+    assert sig(ours.__init__) == sig(theirs.__init__)
+    assert sig(ours.forward) == sig(theirs.forward)

@@ -3,6 +3,8 @@ arguments, inplace flags and reprs; each forward is one F call."""
 
 from __future__ import annotations
 
+import warnings
+
 import ember
 from ember.nn import functional as F
 from ember.nn import init
@@ -82,8 +84,29 @@ class ReLU(Module):
 class Hardtanh(Module):
     """x clamped to [min_val, max_val]."""
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+    def __init__(
+        self,
+        min_val: float = -1.0,
+        max_val: float = 1.0,
+        inplace: bool = False,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> None:
         super().__init__()
+        if min_value is not None:
+            warnings.warn(
+                "keyword argument `min_value` is deprecated and rename to `min_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn(
+                "keyword argument `max_value` is deprecated and rename to `max_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
+            max_val = max_value
         if max_val <= min_val:
             raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val = min_val

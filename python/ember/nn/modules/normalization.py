@@ -140,8 +140,8 @@ class RMSNorm(Module):
         if self.elementwise_affine:
             init.ones_(self.weight)
 
-    def forward(self, input):
-        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return (

@@ -4,6 +4,7 @@ BatchNorm and LayerNorm, PyTorch's default-initialisation bounds, constructor an
 with PyTorch's exception types, and gradients reaching the parameters."""
 
 import math
+import warnings
 
 import ember.nn as nn
 import ember.nn.functional as F
@@ -93,6 +94,8 @@ REPRS = [
         "nn.LPPool2d(1.5, 2, stride=1)",
         "LPPool2d(norm_type=1.5, kernel_size=2, stride=1, ceil_mode=False)",
     ),
+    ("nn.LPPool3d(2, 2)", "LPPool3d(norm_type=2, kernel_size=2, stride=None, ceil_mode=False)"),
+    ("nn.NLLLoss2d()", "NLLLoss2d()"),
     (
         "nn.BatchNorm1d(3, affine=False, track_running_stats=False, momentum=None)",
         "BatchNorm1d(3, eps=1e-05, momentum=None, affine=False, bias=False, track_running_stats=False)",  # noqa: E501
@@ -237,7 +240,9 @@ REPRS = [
 
 @pytest.mark.parametrize("expr,expected", REPRS, ids=[e for e, _ in REPRS])
 def test_repr_matches_pytorch(expr, expected):
-    assert repr(eval(expr)) == expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # NLLLoss2d is deprecated, as in torch
+        assert repr(eval(expr)) == expected
 
 
 def test_repr_of_a_container_of_layers():
@@ -1042,6 +1047,13 @@ def test_constructor_errors_are_pytorchs(make, exc, match):
 def test_forward_input_errors(module, x, exc, match):
     with pytest.raises(exc, match=match):
         module(x)
+
+
+def test_nllloss2d_is_nllloss_with_a_deprecation_warning():
+    with pytest.warns(FutureWarning, match="`NLLLoss2d` has been deprecated"):
+        m = nn.NLLLoss2d(reduction="sum")
+    x, y = randn(2, 3, 2, 2), ember.tensor([[[0, 1], [2, 0]], [[1, 1], [0, 2]]])
+    close(m(x, y), F.nll_loss(x, y, reduction="sum").numpy())
 
 
 def test_hardtanh_accepts_the_deprecated_min_value_and_max_value():

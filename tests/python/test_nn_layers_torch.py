@@ -3,6 +3,7 @@ from the same constructor call; PyTorch's state dict is copied into ember's (thr
 the reprs, the state-dict keys, the forward outputs (float32 tolerance) and the parameter
 gradients are compared. Skipped when torch is not importable."""
 
+import warnings
 import zlib
 
 import ember.nn as enn
@@ -67,6 +68,8 @@ CASES = [
     ("nn.AdaptiveMaxPool2d((2, 3))", [f32(2, 3, 7, 6)], True),
     ("nn.LPPool1d(2, 3)", [f32(2, 3, 9)], True),
     ("nn.LPPool2d(3, 2)", [unit(2, 3, 4, 4)], True),
+    ("nn.LPPool3d(2, (2, 1, 2), stride=1)", [f32(1, 2, 3, 3, 4)], True),
+    ("nn.NLLLoss2d()", [f32(2, 3, 2, 2), ints(3, 2, 2, 2)], True),
     ("nn.BatchNorm1d(3)", [f32(8, 3)], True),
     ("nn.BatchNorm1d(3, momentum=None)", [f32(4, 3, 5)], True),
     ("nn.BatchNorm2d(3, affine=False)", [f32(4, 3, 2, 2)], True),
@@ -175,8 +178,10 @@ def _to_numpy(out):
 
 @pytest.mark.parametrize("expr,makers,train", CASES, ids=[c[0] for c in CASES])
 def test_layer_matches_pytorch(expr, makers, train):
-    tm = eval(expr, {"nn": tnn})
-    em = eval(expr, {"nn": enn})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # NLLLoss2d is deprecated in both
+        tm = eval(expr, {"nn": tnn})
+        em = eval(expr, {"nn": enn})
     assert repr(em) == repr(tm)
     assert list(em.state_dict().keys()) == list(tm.state_dict().keys())
     em.load_state_dict({k: ember.tensor(v.cpu().numpy()) for k, v in tm.state_dict().items()})

@@ -1,5 +1,5 @@
 """ember.nn.functional: the functions the layers need that have no C++ op of their own (prelu,
-rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d, max_unpool1d/3d, channel_shuffle,
+rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d/3d, max_unpool1d/3d, channel_shuffle,
 pairwise_distance,
 cosine_similarity, multilabel_margin_loss, multilabel_soft_margin_loss,
 triplet_margin_with_distance_loss). Re-exported by functional.py.
@@ -20,6 +20,7 @@ __all__: list[str] = [
     "hardshrink",
     "lp_pool1d",
     "lp_pool2d",
+    "lp_pool3d",
     "max_unpool1d",
     "max_unpool3d",
     "multilabel_margin_loss",
@@ -136,6 +137,14 @@ def lp_pool2d(input, norm_type: float, kernel_size, stride=None, ceil_mode: bool
     stride = stride if stride is not None else (kh, kw)
     out = _C._nn.avg_pool2d(input.pow(norm_type), [kh, kw], stride, 0, ceil_mode, True, None)
     return _lp_finish(out, kh * kw, norm_type)
+
+
+def lp_pool3d(input, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+    """(sum over each window of x^p)^(1/p) over the last three dims."""
+    kd, kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
+    stride = stride if stride is not None else (kd, kh, kw)
+    out = _C._nn.avg_pool3d(input.pow(norm_type), [kd, kh, kw], stride, 0, ceil_mode, True, None)
+    return _lp_finish(out, kd * kh * kw, norm_type)
 
 
 def _tuple(x, n):

@@ -4,6 +4,8 @@ losses are ember.nn.functional's (C++ ops, or compositions of them)."""
 
 from __future__ import annotations
 
+import warnings
+
 from ember.nn import functional as F
 from ember.nn._functional_loss import _legacy_reduction
 from ember.nn.modules.distance import PairwiseDistance
@@ -25,6 +27,7 @@ __all__ = [
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
     "NLLLoss",
+    "NLLLoss2d",
     "PoissonNLLLoss",
     "SmoothL1Loss",
     "SoftMarginLoss",
@@ -84,6 +87,27 @@ class NLLLoss(_WeightedLoss):
             ignore_index=self.ignore_index,
             reduction=self.reduction,
         )
+
+
+class NLLLoss2d(NLLLoss):
+    """NLLLoss under its old name (PyTorch keeps it; NLLLoss takes any number of spatial dims)."""
+
+    def __init__(
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
+            "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for "
+            "more details.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):

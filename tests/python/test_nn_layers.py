@@ -1104,3 +1104,41 @@ def test_inplace_activations_write_into_their_input(module, reference):
     y = module(x)
     assert y.data_ptr() == x.data_ptr()
     close(x, expected)
+
+
+def test_lazy_conv_and_batchnorm_take_their_sizes_from_the_first_input():
+    conv = nn.LazyConv2d(6, 3, groups=2)
+    assert repr(conv) == "LazyConv2d(0, 6, kernel_size=(3, 3), stride=(1, 1), groups=2)"
+    weight = conv.weight
+    y = conv(randn(2, 4, 5, 5))
+    assert type(conv) is nn.Conv2d and conv.weight is weight and conv.in_channels == 4
+    assert conv.weight.shape == (6, 2, 3, 3) and y.shape == (2, 6, 3, 3)
+    bound = 1 / math.sqrt(2 * 9)
+    assert np.abs(conv.weight.detach().numpy()).max() <= bound
+    assert np.abs(conv.bias.detach().numpy()).max() <= bound
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        nn.LazyConv1d(4, 3, groups=2)(randn(1, 3, 5))
+    with pytest.raises(RuntimeError, match=r"Expected 2D \(unbatched\) or 3D \(batched\)"):
+        nn.LazyConv1d(4, 3)(randn(5))
+    bn = nn.LazyBatchNorm1d(momentum=0.5)
+    bn(randn(4, 3) + 2)
+    assert type(bn) is nn.BatchNorm1d and bn.num_features == 3
+    assert bn.weight.tolist() == [1.0] * 3 and bn.num_batches_tracked.item() == 1
+    assert all(0.4 < v < 1.6 for v in bn.running_mean.tolist())  # 0.5 * batch mean near 2
+
+
+def test_lazy_instancenorm_finds_the_channels_of_unbatched_input():
+    # PyTorch 2.15 reads dim 1 here and then fails on its own channel check; ember reads dim 0.
+    m = nn.LazyInstanceNorm2d()
+    m(randn(3, 4, 5))
+    assert type(m) is nn.InstanceNorm2d and m.num_features == 3 and m.weight.shape == (3,)
+
+
+def test_lazy_layer_loads_a_state_dict_before_its_first_forward():
+    src = nn.Linear(4, 2)
+    lazy = nn.LazyLinear(2)
+    lazy.load_state_dict(src.state_dict())
+    assert lazy.weight.shape == (2, 4)
+    x = randn(3, 4)
+    close(lazy(x), src(x).detach().numpy())
+    assert type(lazy) is nn.Linear and lazy.in_features == 4

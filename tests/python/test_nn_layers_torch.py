@@ -312,3 +312,40 @@ def test_constructor_and_forward_signatures_are_pytorchs(name):
     ours, theirs = getattr(enn, name), getattr(tnn, name)
     assert sig(ours.__init__) == sig(theirs.__init__)
     assert sig(ours.forward) == sig(theirs.forward)
+
+
+@pytest.mark.parametrize(
+    "expr,shape",
+    [
+        ("nn.LazyLinear(3)", (2, 5)),
+        ("nn.LazyConv1d(4, 3, groups=2)", (2, 6, 7)),
+        ("nn.LazyConv2d(4, 3, padding='same', padding_mode='reflect')", (3, 5, 6)),
+        ("nn.LazyConv3d(2, 2, bias=False)", (1, 3, 3, 4, 3)),
+        ("nn.LazyConvTranspose1d(4, 3, stride=2)", (2, 3, 5)),
+        ("nn.LazyConvTranspose2d(2, 3, groups=2)", (1, 4, 3, 3)),
+        ("nn.LazyConvTranspose3d(2, 2)", (1, 3, 2, 2, 2)),
+        ("nn.LazyBatchNorm1d()", (6, 3)),
+        ("nn.LazyBatchNorm2d(affine=False)", (4, 3, 2, 2)),
+        ("nn.LazyBatchNorm3d(momentum=None)", (2, 2, 2, 2, 3)),
+        ("nn.LazyInstanceNorm1d()", (2, 3, 6)),
+        ("nn.LazyInstanceNorm2d(momentum=0.2)", (2, 3, 4, 5)),
+        ("nn.LazyInstanceNorm3d()", (2, 2, 3, 3, 3)),
+    ],
+)
+def test_lazy_layer_matches_pytorch(expr, shape):
+    tm, em = eval(expr, {"nn": tnn}), eval(expr, {"nn": enn})
+    assert repr(em) == repr(tm)
+    x = np.random.default_rng(zlib.crc32(expr.encode())).standard_normal(shape).astype(np.float32)
+    tm(torch.tensor(x))
+    em(ember.tensor(x))
+    assert type(em).__name__ == type(tm).__name__ and repr(em) == repr(tm)
+    assert list(em.state_dict().keys()) == list(tm.state_dict().keys())
+    for (name, tp), (_, ep) in zip(tm.state_dict().items(), em.state_dict().items()):
+        assert tuple(ep.shape) == tuple(tp.shape), name
+    em.load_state_dict({k: ember.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    np.testing.assert_allclose(
+        em(ember.tensor(x)).detach().numpy(),
+        tm(torch.tensor(x)).detach().numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )

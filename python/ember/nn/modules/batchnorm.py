@@ -7,10 +7,18 @@ from __future__ import annotations
 import ember
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+]
 
 
 class _NormBase(Module):
@@ -145,3 +153,49 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _LazyNormMixin(LazyModuleMixin):
+    """num_features from dim 1 of the first input (shared with the lazy instance norms)."""
+
+    def __init__(
+        self,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ) -> None:
+        super().__init__(0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            n = (self.num_features,)
+            self._materialize({"weight": n, "bias": n, "running_mean": n, "running_var": n})
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormMixin, BatchNorm1d):
+    """A BatchNorm1d whose num_features is taken from the first input."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
+    """A BatchNorm2d whose num_features is taken from the first input."""
+
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
+    """A BatchNorm3d whose num_features is taken from the first input."""
+
+    cls_to_become = BatchNorm3d

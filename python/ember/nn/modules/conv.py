@@ -9,11 +9,25 @@ import math
 import ember
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
 from ember.nn.modules.utils import _pair, _reverse_repeat_tuple, _single, _triple
 from ember.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -301,3 +315,99 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     _ntuple = staticmethod(_triple)
     _conv = staticmethod(F.conv_transpose3d)
+
+
+class _LazyConvMixin(LazyModuleMixin):
+    """in_channels from dim 1 of the first (batched) input, or dim 0 of an unbatched one."""
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args) -> None:
+        nsp = len(self.kernel_size)
+        if input.dim() not in (nsp + 1, nsp + 2):
+            raise RuntimeError(
+                f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
+                f"{type(self).__name__}, but got input of size: {input.shape}"
+            )
+        self.in_channels = input.size(1) if input.dim() == nsp + 2 else input.size(0)
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if self.has_uninitialized_params():
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+            self._materialize({"weight": shape, "bias": (self.out_channels,)})
+            self.reset_parameters()
+
+
+def _lazy_conv(base):
+    class _Lazy(_LazyConvMixin, base):
+        cls_to_become = base
+
+        def __init__(
+            self,
+            out_channels: int,
+            kernel_size,
+            stride=1,
+            padding=0,
+            dilation=1,
+            groups: int = 1,
+            bias: bool = True,
+            padding_mode: str = "zeros",
+            device=None,
+            dtype=None,
+        ) -> None:
+            super().__init__(
+                0, 0, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                device, dtype,
+            )  # fmt: skip
+            # out_channels after construction: with in_channels = 0 the weight starts empty.
+            self.out_channels = out_channels
+            if bias:
+                self._lazy_names.add("bias")
+
+    _Lazy.__name__ = _Lazy.__qualname__ = "Lazy" + base.__name__
+    _Lazy.__doc__ = f"A {base.__name__} whose in_channels is taken from the first input."
+    return _Lazy
+
+
+def _lazy_conv_transpose(base):
+    class _Lazy(_LazyConvMixin, base):
+        cls_to_become = base
+
+        def __init__(
+            self,
+            out_channels: int,
+            kernel_size,
+            stride=1,
+            padding=0,
+            output_padding=0,
+            groups: int = 1,
+            bias: bool = True,
+            dilation=1,
+            padding_mode: str = "zeros",
+            device=None,
+            dtype=None,
+        ) -> None:
+            super().__init__(
+                0, 0, kernel_size, stride, padding, output_padding, groups, bias, dilation,
+                padding_mode, device, dtype,
+            )  # fmt: skip
+            self.out_channels = out_channels
+            if bias:
+                self._lazy_names.add("bias")
+
+    _Lazy.__name__ = _Lazy.__qualname__ = "Lazy" + base.__name__
+    _Lazy.__doc__ = f"A {base.__name__} whose in_channels is taken from the first input."
+    return _Lazy
+
+
+LazyConv1d = _lazy_conv(Conv1d)
+LazyConv2d = _lazy_conv(Conv2d)
+LazyConv3d = _lazy_conv(Conv3d)
+LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d)
+LazyConvTranspose2d = _lazy_conv_transpose(ConvTranspose2d)
+LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d)

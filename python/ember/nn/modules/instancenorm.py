@@ -7,9 +7,16 @@ from __future__ import annotations
 import warnings
 
 from ember.nn import functional as F
-from ember.nn.modules.batchnorm import _NormBase
+from ember.nn.modules.batchnorm import _LazyNormMixin, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = [
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+]
 
 
 class _InstanceNorm(_NormBase):
@@ -84,3 +91,32 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance norm over (N, C, D, H, W) or (C, D, H, W)."""
 
     _no_batch_dim = 4
+
+
+class _LazyInstanceNormMixin(_LazyNormMixin):
+    def initialize_parameters(self, input) -> None:
+        # The channel dim is 0 for unbatched input.
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[input.dim() - self._no_batch_dim]
+            n = (self.num_features,)
+            self._materialize({"weight": n, "bias": n, "running_mean": n, "running_var": n})
+            self.reset_parameters()
+
+
+class LazyInstanceNorm1d(_LazyInstanceNormMixin, InstanceNorm1d):
+    """An InstanceNorm1d whose num_features is taken from the first input (PyTorch's lazy
+    defaults: affine and track_running_stats on)."""
+
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyInstanceNormMixin, InstanceNorm2d):
+    """An InstanceNorm2d whose num_features is taken from the first input."""
+
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyInstanceNormMixin, InstanceNorm3d):
+    """An InstanceNorm3d whose num_features is taken from the first input."""
+
+    cls_to_become = InstanceNorm3d

@@ -8,6 +8,7 @@ import math
 import ember
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
@@ -106,28 +107,22 @@ class Bilinear(Module):
         )
 
 
-class LazyLinear(Linear):
-    """A Linear whose in_features is taken from the first input. Until then weight and bias are
-    empty placeholders; the first forward gives them their shapes in place (the Parameter
-    objects stay the same), initialises them, and the module becomes a plain Linear (as
-    PyTorch's cls_to_become does). PyTorch's UninitializedParameter type does not exist here."""
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features is taken from the last dim of the first input (see
+    LazyModuleMixin); it then becomes a Linear."""
+
+    cls_to_become = Linear
 
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__(0, out_features, bias, device, dtype)
 
-    def has_uninitialized_params(self) -> bool:
-        return self.in_features == 0
-
     def reset_parameters(self) -> None:
-        if self.in_features != 0:
+        if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
-    def forward(self, input):
+    def initialize_parameters(self, input) -> None:
+        self.in_features = input.size(-1)
         if self.has_uninitialized_params():
-            self.in_features = input.size(-1)
-            factory = {"device": self.weight.device, "dtype": self.weight.dtype}
-            with ember.no_grad():
-                self.weight.data = ember.empty((self.out_features, self.in_features), **factory)
+            shapes = {"weight": (self.out_features, self.in_features), "bias": (self.out_features,)}
+            self._materialize(shapes)
             self.reset_parameters()
-            self.__class__ = Linear
-        return F.linear(input, self.weight, self.bias)

@@ -188,6 +188,7 @@ REPRS = [
     ("nn.L1Loss()", "L1Loss()"),
     ('nn.MSELoss(reduction="sum")', "MSELoss()"),
     ("nn.CrossEntropyLoss(ignore_index=1, label_smoothing=0.1)", "CrossEntropyLoss()"),
+    ("nn.CTCLoss(blank=2, zero_infinity=True)", "CTCLoss()"),
     (
         "nn.TripletMarginWithDistanceLoss()",
         "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)",
@@ -1142,3 +1143,41 @@ def test_lazy_layer_loads_a_state_dict_before_its_first_forward():
     x = randn(3, 4)
     close(lazy(x), src(x).detach().numpy())
     assert type(lazy) is nn.Linear and lazy.in_features == 4
+
+
+def _ctc_brute_force(probs, target):
+    """Sum over all T-step label paths that collapse (merge repeats, drop blanks) to target."""
+    import itertools
+
+    steps, classes = probs.shape
+    total = 0.0
+    for path in itertools.product(range(classes), repeat=steps):
+        collapsed = [c for i, c in enumerate(path) if c != 0 and (i == 0 or path[i - 1] != c)]
+        if collapsed == list(target):
+            total += np.prod([probs[t, c] for t, c in enumerate(path)])
+    return -np.log(total)
+
+
+def test_ctc_loss_matches_brute_force_enumeration():
+    rng = np.random.default_rng(40)
+    logits = rng.standard_normal((5, 3, 3))
+    targets = np.array([[1, 2], [1, 1], [2, 0]])
+    in_len, tgt_len = [5, 5, 4], [2, 2, 1]
+    x = ember.tensor(logits, requires_grad=True)
+    m = nn.CTCLoss(reduction="none")
+    loss = m(F.log_softmax(x, 2), ember.tensor(targets), in_len, tgt_len)
+    probs = np.exp(logits) / np.exp(logits).sum(2, keepdims=True)
+    ref = [_ctc_brute_force(probs[: in_len[n], n], targets[n, : tgt_len[n]]) for n in range(3)]
+    np.testing.assert_allclose(loss.detach().numpy(), ref, rtol=1e-10)
+    # mean divides by the target lengths, then averages; the gradient is finite everywhere.
+    mean = nn.CTCLoss()(F.log_softmax(x, 2), ember.tensor(targets), in_len, tgt_len)
+    np.testing.assert_allclose(mean.item(), np.mean(np.array(ref) / tgt_len), rtol=1e-10)
+    mean.backward()
+    assert np.isfinite(x.grad.numpy()).all() and np.abs(x.grad.numpy()).sum() > 0
+
+
+def test_ctc_loss_impossible_alignment_is_inf_or_zero():
+    lp = F.log_softmax(randn(2, 1, 3), 2)
+    target = ember.tensor([[1, 1]])  # needs 3 steps (a blank between the repeats)
+    assert nn.CTCLoss(reduction="none")(lp, target, [2], [2]).item() == math.inf
+    assert nn.CTCLoss(reduction="sum", zero_infinity=True)(lp, target, [2], [2]).item() == 0

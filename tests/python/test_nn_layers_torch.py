@@ -349,3 +349,27 @@ def test_lazy_layer_matches_pytorch(expr, shape):
         rtol=1e-4,
         atol=1e-5,
     )
+
+
+@pytest.mark.parametrize("flat", [False, True])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_ctc_loss_matches_pytorch(flat, reduction):
+    rng = np.random.default_rng(3)
+    steps, batch, classes = 12, 4, 5
+    x = rng.standard_normal((steps, batch, classes)).astype(np.float32)
+    tgt_len, in_len = np.array([4, 2, 0, 3]), np.array([12, 9, 5, 12])
+    targets = rng.integers(1, classes, (batch, 4))
+    targets[3, :3] = [2, 2, 3]  # a repeated label needs a blank between
+    if flat:
+        targets = np.concatenate([targets[n, : tgt_len[n]] for n in range(batch)])
+    tx, ex = torch.tensor(x, requires_grad=True), ember.tensor(x, requires_grad=True)
+    tl = tnn.CTCLoss(reduction=reduction)(
+        tx.log_softmax(2), torch.tensor(targets), torch.tensor(in_len), torch.tensor(tgt_len)
+    )
+    el = enn.CTCLoss(reduction=reduction)(
+        ex.log_softmax(2), ember.tensor(targets), ember.tensor(in_len), ember.tensor(tgt_len)
+    )
+    np.testing.assert_allclose(el.detach().numpy(), tl.detach().numpy(), rtol=1e-5)
+    tl.sum().backward()
+    el.sum().backward()
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-6)

@@ -2,7 +2,7 @@
 rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d/3d, max_unpool1d/3d, channel_shuffle,
 pairwise_distance,
 cosine_similarity, multilabel_margin_loss, multilabel_soft_margin_loss,
-triplet_margin_with_distance_loss). Re-exported by functional.py.
+triplet_margin_with_distance_loss, ctc_loss). Re-exported by functional.py.
 
 Each is PyTorch's formula written with C++ tensor ops (where, clamp, vector_norm, gather, ...),
 so autograd comes from those ops; no Python loops over elements."""
@@ -16,6 +16,7 @@ from ember.nn._functional_loss import _legacy_reduction
 __all__: list[str] = [
     "channel_shuffle",
     "cosine_similarity",
+    "ctc_loss",
     "glu",
     "hardshrink",
     "lp_pool1d",
@@ -321,3 +322,95 @@ def triplet_margin_with_distance_loss(
     if swap:
         dist_neg = _C.minimum(dist_neg, d(positive, negative))
     return _reduce(_C.clamp(margin + dist_pos - dist_neg, min=0), reduction)
+
+
+def _lengths(x, device):
+    if isinstance(x, (list, tuple)):
+        return ember.tensor(list(x), dtype=ember.int64, device=device)
+    if isinstance(x, int):
+        return ember.tensor([x], dtype=ember.int64, device=device)
+    return x.to(ember.int64).reshape(-1)
+
+
+def ctc_loss(
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+):
+    """Connectionist temporal classification loss: -log of the total probability of all
+    alignments of each target to its input. log_probs (T, N, C) (or (T, C)) holds
+    log-softmax outputs; targets are (N, S) padded or the 1-d concatenation of all targets.
+
+    The forward (alpha) recursion runs over time in log space, vectorised over the batch and
+    the 2S + 1 extended labels; its gradient comes from the ops (logsumexp, where, gather).
+    Unreachable states hold a large negative finite value instead of -inf, so that no NaN
+    enters the gradient; a loss that large means "impossible" and is reported as inf."""
+    if log_probs.dim() == 2:  # unbatched
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.reshape(1, -1)
+    if log_probs.dim() != 3:
+        raise RuntimeError(
+            f"ctc_loss: expected log_probs of shape (T, N, C) or (T, C), got "
+            f"{list(log_probs.shape)}"
+        )
+    steps, batch, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError(f"ctc_loss: blank must be in label range, got {blank} of {classes}")
+    device = log_probs.device
+    in_len = _lengths(input_lengths, device)
+    tgt_len = _lengths(target_lengths, device)
+    if in_len.numel() != batch or tgt_len.numel() != batch:
+        raise RuntimeError(
+            f"ctc_loss: expected {batch} input and target lengths, got {in_len.numel()} and "
+            f"{tgt_len.numel()}"
+        )
+    if (in_len > steps).any().item():
+        raise RuntimeError(f"ctc_loss: input length exceeds the {steps} time steps of log_probs")
+    targets = targets.to(ember.int64)
+    width = max(int(tgt_len.max().item()), 1) if batch else 1
+    pos = ember.arange(width, device=device).unsqueeze(0)
+    if targets.dim() == 1:  # concatenated: cut into padded rows
+        starts = tgt_len.cumsum(0) - tgt_len
+        index = (starts.unsqueeze(1) + pos).clamp(max=max(targets.numel() - 1, 0))
+        rows = targets[index] if targets.numel() else ember.zeros_like(index)
+    else:
+        rows = targets[:, :width]
+        if rows.size(1) < width:
+            raise RuntimeError("ctc_loss: a target length exceeds the padded target width")
+    rows = ember.where(pos < tgt_len.unsqueeze(1), rows, ember.full_like(rows, blank))
+
+    # Extended labels: blank, l1, blank, l2, ..., blank.
+    blanks = ember.full_like(rows, blank)
+    ext = ember.cat([ember.stack([blanks, rows], 2).reshape(batch, 2 * width), blanks[:, :1]], 1)
+    length = ext.size(1)
+    neg = -1e30 if log_probs.dtype in (ember.float32, ember.float64) else -3e4
+    ext_back2 = ember.cat([ember.full_like(ext[:, :2], blank), ext[:, :-2]], 1)
+    skip_ok = (ext != blank) & (ext != ext_back2)
+    lp = log_probs.gather(2, ext.unsqueeze(0).expand(steps, batch, length))  # (T, N, L)
+    state = ember.arange(length, device=device).unsqueeze(0)
+    fill = ember.full_like(lp[0], neg)
+    start = (state == 0) | ((state == 1) & (tgt_len.unsqueeze(1) > 0))
+    alpha = ember.where(start, lp[0], fill)
+    pad1, pad2 = fill[:, :1], fill[:, :2]
+    for t in range(1, steps):
+        from_prev = ember.cat([pad1, alpha[:, :-1]], 1)
+        from_skip = ember.where(skip_ok, ember.cat([pad2, alpha[:, :-2]], 1), fill)
+        new = ember.logsumexp(ember.stack([alpha, from_prev, from_skip]), 0) + lp[t]
+        alpha = ember.where((in_len > t).unsqueeze(1), new, alpha)
+    last = (2 * tgt_len).unsqueeze(1)
+    end = alpha.gather(1, last)
+    before = ember.where(
+        tgt_len.unsqueeze(1) > 0, alpha.gather(1, (last - 1).clamp(min=0)), fill[:, :1]
+    )
+    loss = -ember.logsumexp(ember.cat([end, before], 1), 1)
+    impossible = loss > -neg / 10
+    loss = ember.where(impossible, ember.full_like(loss, float("inf")), loss)
+    if zero_infinity:
+        loss = ember.where(impossible, ember.zeros_like(loss), loss)
+    if reduction == "mean":
+        return (loss / tgt_len.clamp(min=1).to(loss.dtype)).mean()
+    return _reduce(loss, reduction)

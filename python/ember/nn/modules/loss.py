@@ -14,6 +14,7 @@ from ember.nn.modules.module import Module
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CTCLoss",
     "CosineEmbeddingLoss",
     "CrossEntropyLoss",
     "GaussianNLLLoss",
@@ -399,4 +400,24 @@ class TripletMarginWithDistanceLoss(_Loss):
             margin=self.margin,
             swap=self.swap,
             reduction=self.reduction,
+        )
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss over (T, N, C) log-probabilities."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
         )

@@ -471,6 +471,11 @@ def test_to_keeps_parameter_identity():
     assert params[0].dtype == ember.float64
     net.cpu()
     assert params[0].device.type == "cpu"
+    conv = nn.Module()
+    conv.w = nn.Parameter(ember.randn(2, 3, 4, 5))
+    w = conv.w
+    conv.to(memory_format=ember.channels_last)
+    assert conv.w is w and w.is_contiguous(memory_format=ember.channels_last)
     net.to_empty(device="cpu")
     assert [p is q for p, q in zip(params, net.parameters())] == [True, True, True]
     assert params[0].shape == (4, 3) and params[0].dtype == ember.float64

@@ -194,3 +194,13 @@ def test_in_place_without_history_on_parameters():
         assert out is p and p.requires_grad and p.is_leaf and p.grad_fn is None
     with pytest.warns(UserWarning, match="zero-element"):
         init.kaiming_uniform_(ember.empty(0, 3))
+
+
+def test_deprecated_names_warn_and_work():
+    w = ember.empty(3, 4)
+    with pytest.warns(FutureWarning, match=r"`nn.init.constant` is now deprecated in favor of"):
+        out = init.constant(w, 2.5)
+    assert out is w and as_np(w).tolist() == [[2.5] * 4] * 3
+    with pytest.warns(FutureWarning, match="xavier_uniform_"):
+        init.xavier_uniform(w)
+    assert np.abs(as_np(w)).max() <= math.sqrt(6.0 / 7)

@@ -471,6 +471,11 @@ def test_to_keeps_parameter_identity():
     assert params[0].dtype == ember.float64
     net.cpu()
     assert params[0].device.type == "cpu"
+    conv = nn.Module()
+    conv.w = nn.Parameter(ember.randn(2, 3, 4, 5))
+    w = conv.w
+    conv.to(memory_format=ember.channels_last)
+    assert conv.w is w and w.is_contiguous(memory_format=ember.channels_last)
     net.to_empty(device="cpu")
     assert [p is q for p, q in zip(params, net.parameters())] == [True, True, True]
     assert params[0].shape == (4, 3) and params[0].dtype == ember.float64
@@ -601,6 +606,39 @@ def test_global_forward_hooks():
     assert y.item() == 24.0
     assert log == [("pre", "Sequential"), ("pre", "Scale"), ("pre", "Scale")]
     assert net(ember.tensor(1.0)).item() == 3.0
+
+
+def test_global_backward_and_registration_hooks():
+    from ember.nn.modules.module import (
+        register_module_buffer_registration_hook,
+        register_module_full_backward_hook,
+        register_module_parameter_registration_hook,
+    )
+
+    seen = []
+    h = register_module_full_backward_hook(
+        lambda mod, gi, go: seen.append((type(mod).__name__, gi[0].tolist(), go[0].tolist()))
+    )
+    try:
+        x = ember.tensor([1.0], requires_grad=True)
+        nn.Sequential(Scale(2.0), Scale(3.0))(x).sum().backward()
+    finally:
+        h.remove()
+    # Innermost first in backward: the second Scale, the first, then the Sequential.
+    assert seen == [("Scale", [3.0], [1.0]), ("Scale", [6.0], [3.0]), ("Sequential", [6.0], [1.0])]
+
+    h1 = register_module_buffer_registration_hook(lambda mod, name, t: t * 0 + 5)
+    h2 = register_module_parameter_registration_hook(
+        lambda mod, name, p: nn.Parameter(p.detach() + 1)
+    )
+    try:
+        m = nn.Module()
+        m.register_buffer("b", ember.zeros(1))
+        m.p = nn.Parameter(ember.zeros(1))
+    finally:
+        h1.remove()
+        h2.remove()
+    assert m.b.item() == 5.0 and m.p.item() == 1.0
 
 
 # ------------------------------------------------------------------ backward hooks

@@ -119,6 +119,7 @@ def test_same_load_errors():
     rt = t.load_state_dict({"scales.0": torch.ones(4)}, strict=False)
     re_ = e.load_state_dict({"scales.0": ember.ones(4)}, strict=False)
     assert re_.missing_keys == rt.missing_keys and re_.unexpected_keys == rt.unexpected_keys
+    assert repr(re_) == repr(rt)
 
 
 def test_same_backward_hook_values():

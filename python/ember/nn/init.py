@@ -326,3 +326,35 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
         ranks = keys.argsort(0).argsort(0)
         tensor.masked_fill_(ranks < num_zeros, 0.0)
     return tensor
+
+
+def _make_deprecated(meth: Any) -> Any:
+    """PyTorch's old names without the trailing underscore: the same function, with a
+    FutureWarning."""
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return meth(*args, **kwargs)
+
+    deprecated_init.__name__ = old_name
+    deprecated_init.__doc__ = f"Deprecated: use nn.init.{new_name}."
+    return deprecated_init
+
+
+uniform = _make_deprecated(uniform_)
+normal = _make_deprecated(normal_)
+constant = _make_deprecated(constant_)
+eye = _make_deprecated(eye_)
+dirac = _make_deprecated(dirac_)
+xavier_uniform = _make_deprecated(xavier_uniform_)
+xavier_normal = _make_deprecated(xavier_normal_)
+kaiming_uniform = _make_deprecated(kaiming_uniform_)
+kaiming_normal = _make_deprecated(kaiming_normal_)
+orthogonal = _make_deprecated(orthogonal_)
+sparse = _make_deprecated(sparse_)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ember import _C
+from ember.autograd.grad_mode import no_grad
 from ember.nn.parameter import Buffer, Parameter
 from ember.utils.hooks import BackwardHook, RemovableHandle
 
@@ -609,8 +610,6 @@ class Module:
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        from ember.autograd.grad_mode import no_grad
-
         for param in self._parameters.values():
             if param is None:
                 continue
@@ -630,8 +629,9 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """Moves and/or casts parameters and buffers: to(device), to(dtype), to(device, dtype),
-        to(tensor). Only floating-point tensors change dtype, as in PyTorch."""
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        to(tensor), and memory_format= (applied to 4-D and 5-D tensors). Only floating-point
+        tensors change dtype, as in PyTorch."""
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
         # ember has no complex dtypes: PyTorch's "floating point or complex" is floating point.
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
@@ -640,9 +640,12 @@ class Module:
             )
 
         def convert(t: Tensor) -> Tensor:
+            kwargs: dict[str, Any] = {"device": device, "non_blocking": non_blocking}
             if dtype is not None and t.is_floating_point():
-                return t.to(device=device, dtype=dtype, non_blocking=non_blocking)
-            return t.to(device=device, non_blocking=non_blocking)
+                kwargs["dtype"] = dtype
+            if memory_format is not None and t.dim() in (4, 5):
+                kwargs["memory_format"] = memory_format
+            return t.to(**kwargs)
 
         return self._apply(convert)
 
@@ -684,7 +687,7 @@ class Module:
     # ---------------------------------------------------------------- calling
 
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        # The common case, no hooks at all, costs two dict truth tests per call.
+        # The common case, no hooks at all, costs eight dict truth tests per call.
         if not (
             self._forward_hooks
             or self._forward_pre_hooks
@@ -939,8 +942,6 @@ class Module:
         """Loads this module's own parameters and persistent buffers from the entries of
         state_dict under prefix, recording problems in the three lists. Subclasses override it
         to accept older layouts (BatchNorm's num_batches_tracked)."""
-        from ember.autograd.grad_mode import no_grad
-
         for hook in self._load_state_dict_pre_hooks.values():
             hook(
                 state_dict,
@@ -1144,13 +1145,14 @@ class Module:
         return main_str
 
 
-def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
-    """(device, dtype, non_blocking) from Module.to's forms: to(device=None, dtype=None,
-    non_blocking=False), to(dtype, non_blocking=False), to(tensor, non_blocking=False)."""
+def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool, Any]:
+    """(device, dtype, non_blocking, memory_format) from Module.to's forms: to(device=None,
+    dtype=None, non_blocking=False), to(dtype, non_blocking=False), to(tensor,
+    non_blocking=False), each with an optional memory_format= keyword."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"Module.to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     rest = list(args)
@@ -1175,4 +1177,4 @@ def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
         device = f"cuda:{device}"
     if device is not None and not isinstance(device, _C.device):
         device = _C.device(device)
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format

@@ -83,6 +83,7 @@ REPRS = [
     ("nn.AdaptiveAvgPool3d(2)", "AdaptiveAvgPool3d(output_size=2)"),
     ("nn.AdaptiveMaxPool1d(3)", "AdaptiveMaxPool1d(output_size=3)"),
     ("nn.AdaptiveMaxPool2d((2, 3), return_indices=True)", "AdaptiveMaxPool2d(output_size=(2, 3))"),
+    ("nn.AdaptiveMaxPool3d((2, None, 3))", "AdaptiveMaxPool3d(output_size=(2, None, 3))"),
     ("nn.MaxUnpool2d(2)", "MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))"),
     ("nn.MaxUnpool1d(2)", "MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))"),
     (
@@ -711,6 +712,27 @@ def test_lppool_matches_numpy():
     ref = np.sqrt((xn**2).reshape(1, 2, 2, 2, 2, 3).sum((3, 5)))
     close(y, ref)
     close(nn.LPPool1d(3, 2)(t(xn[0])), ((xn[0] ** 3).reshape(2, 4, 3, 2).sum(-1)) ** (1 / 3))
+
+
+def test_adaptive_max_pool3d_matches_numpy_windows():
+    xn = np.random.default_rng(41).standard_normal((2, 3, 5, 4, 7))
+    out, idx = nn.AdaptiveMaxPool3d((3, 2, 4), return_indices=True)(ember.tensor(xn))
+
+    def windows(size, n):
+        return [(i * size // n, -(-(i + 1) * size // n)) for i in range(n)]
+
+    ref = np.zeros((2, 3, 3, 2, 4))
+    ref_idx = np.zeros((2, 3, 3, 2, 4), dtype=np.int64)
+    for i, (d0, d1) in enumerate(windows(5, 3)):
+        for j, (h0, h1) in enumerate(windows(4, 2)):
+            for k, (w0, w1) in enumerate(windows(7, 4)):
+                box = xn[:, :, d0:d1, h0:h1, w0:w1]
+                ref[:, :, i, j, k] = box.max((2, 3, 4))
+                flat = box.reshape(2, 3, -1).argmax(-1)
+                dd, hh, ww = np.unravel_index(flat, box.shape[2:])
+                ref_idx[:, :, i, j, k] = (dd + d0) * 28 + (hh + h0) * 7 + (ww + w0)
+    np.testing.assert_array_equal(out.numpy(), ref)
+    np.testing.assert_array_equal(idx.numpy(), ref_idx)
 
 
 def test_maxpool_indices_feed_maxunpool():

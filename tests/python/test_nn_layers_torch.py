@@ -66,6 +66,8 @@ CASES = [
     ("nn.AdaptiveAvgPool3d(2)", [f32(1, 2, 5, 4, 3)], True),
     ("nn.AdaptiveMaxPool1d(3)", [f32(2, 3, 10)], True),
     ("nn.AdaptiveMaxPool2d((2, 3))", [f32(2, 3, 7, 6)], True),
+    ("nn.AdaptiveMaxPool3d((2, None, 3))", [f32(2, 3, 5, 4, 7)], True),
+    ("nn.AdaptiveMaxPool3d(2, return_indices=True)", [f32(2, 5, 3, 4)], True),
     ("nn.LPPool1d(2, 3)", [f32(2, 3, 9)], True),
     ("nn.LPPool2d(3, 2)", [unit(2, 3, 4, 4)], True),
     ("nn.LPPool3d(2, (2, 1, 2), stride=1)", [f32(1, 2, 3, 3, 4)], True),
@@ -205,6 +207,8 @@ def test_layer_matches_pytorch(expr, makers, train):
             em.state_dict()[k].numpy(), v.cpu().numpy(), rtol=1e-5, atol=1e-6
         )
 
+    if isinstance(tout, tuple):  # (values, indices): the gradient flows through the values
+        tout, eout = tout[0], eout[0]
     if tout.requires_grad:
         g = rng.standard_normal(tuple(tout.shape)).astype(np.float32)
         tout.backward(torch.tensor(g))

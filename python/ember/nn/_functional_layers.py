@@ -1,5 +1,6 @@
 """ember.nn.functional: the functions the layers need that have no C++ op of their own (prelu,
-rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d/3d, max_unpool1d/3d, channel_shuffle,
+rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d/3d, max_unpool1d/3d,
+adaptive_max_pool3d, channel_shuffle,
 pairwise_distance,
 cosine_similarity, multilabel_margin_loss, multilabel_soft_margin_loss,
 triplet_margin_with_distance_loss, ctc_loss). Re-exported by functional.py.
@@ -14,6 +15,8 @@ from ember import _C
 from ember.nn._functional_loss import _legacy_reduction
 
 __all__: list[str] = [
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "channel_shuffle",
     "cosine_similarity",
     "ctc_loss",
@@ -215,6 +218,40 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     flat = _C.zeros(lead + [plane], dtype=input.dtype, device=input.device)
     out = flat.scatter(-1, indices.flatten(-3), input.flatten(-3))
     return out.reshape(lead + list(size))
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """Adaptive max pooling of (N, C, D, H, W) or (C, D, H, W) to output_size (None keeps an
+    input size), with flat D*H*W indices.
+
+    A max over a box is a max over depth of maxima over (H, W), and adaptive windows are chosen
+    per dim independently; so this is the 2-d C++ op over every depth slice, then the 1-d one
+    over depth, and the index is put together from the two."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}"
+        )
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, d, h, w = x.shape
+    od, oh, ow = _tuple(output_size, 3)
+    od, oh, ow = (od or d), (oh or h), (ow or w)
+    plane, plane_idx = _C._nn.adaptive_max_pool2d(x.reshape(n, c * d, h, w), [oh, ow])
+    cols = plane.reshape(n, c, d, oh * ow).transpose(2, 3).reshape(n, c * oh * ow, d)
+    out, depth = _C.adaptive_max_pool1d(cols, od)  # (n, c * oh * ow, od)
+    out = out.reshape(n, c, oh, ow, od).permute(0, 1, 4, 2, 3)
+    depth = depth.reshape(n, c, oh, ow, od).permute(0, 1, 4, 2, 3)
+    # The (H, W) index of the chosen depth slice, at each output cell.
+    hw = plane_idx.reshape(n, c, d, oh, ow).gather(2, depth)
+    index = depth * (h * w) + hw
+    if unbatched:
+        out, index = out.squeeze(0), index.squeeze(0)
+    return out.contiguous(), index.contiguous()
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    out = adaptive_max_pool3d_with_indices(input, output_size)
+    return out if return_indices else out[0]
 
 
 def channel_shuffle(input, groups: int):

@@ -13,6 +13,7 @@ __all__ = [
     "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -260,6 +261,12 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Max pooling to a fixed (H, W); None keeps that input size."""
 
     _pool = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed (D, H, W); None keeps that input size."""
+
+    _pool = staticmethod(F.adaptive_max_pool3d)
 
 
 class _LPPoolNd(Module):

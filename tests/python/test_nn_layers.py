@@ -1203,3 +1203,22 @@ def test_ctc_loss_impossible_alignment_is_inf_or_zero():
     target = ember.tensor([[1, 1]])  # needs 3 steps (a blank between the repeats)
     assert nn.CTCLoss(reduction="none")(lp, target, [2], [2]).item() == math.inf
     assert nn.CTCLoss(reduction="sum", zero_infinity=True)(lp, target, [2], [2]).item() == 0
+
+
+def test_adaptive_log_softmax_is_a_normalised_distribution():
+    m = nn.AdaptiveLogSoftmaxWithLoss(6, 12, [4, 8], div_value=2.0)
+    assert [n for n, _ in m.named_parameters()] == [
+        "head.weight", "tail.0.0.weight", "tail.0.1.weight", "tail.1.0.weight", "tail.1.1.weight",
+    ]  # fmt: skip
+    assert m.head.out_features == 6 and m.tail[1][0].out_features == 1
+    x, y = randn(5, 6), ember.tensor([0, 11, 5, 3, 8])
+    logp = m.log_prob(x).detach().numpy()
+    np.testing.assert_allclose(np.exp(logp).sum(1), np.ones(5), rtol=1e-5)
+    out = m(x, y)
+    close(out.output, logp[np.arange(5), y.numpy()], atol=1e-5)
+    close(out.loss, -logp[np.arange(5), y.numpy()].mean(), atol=1e-5)
+    assert m.predict(x).tolist() == logp.argmax(1).tolist()
+    with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 11\]"):
+        m(x, ember.tensor([0, 1, 2, 3, 12]))
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+        nn.AdaptiveLogSoftmaxWithLoss(6, 12, [4, 4])

@@ -301,7 +301,7 @@ def _layer_names():
 
     topics = ["linear", "conv", "pooling", "batchnorm", "normalization", "instancenorm"]
     topics += ["dropout", "sparse", "activation", "loss", "flatten", "fold", "pixelshuffle"]
-    topics += ["upsampling", "padding", "distance"]
+    topics += ["upsampling", "padding", "distance", "adaptive"]
     return [n for t in topics for n in importlib.import_module(f"ember.nn.modules.{t}").__all__]
 
 
@@ -377,3 +377,34 @@ def test_ctc_loss_matches_pytorch(flat, reduction):
     tl.sum().backward()
     el.sum().backward()
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_adaptive_log_softmax_matches_pytorch():
+    args = (8, 10, [3, 6])
+    tm = tnn.AdaptiveLogSoftmaxWithLoss(*args, div_value=2.0, head_bias=True)
+    em = enn.AdaptiveLogSoftmaxWithLoss(*args, div_value=2.0, head_bias=True)
+    assert repr(em) == repr(tm)
+    assert list(em.state_dict().keys()) == list(tm.state_dict().keys())
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 8)).astype(np.float32)
+    y = np.array([0, 9, 4, 2, 6, 7, 3])
+    tx, ex = torch.tensor(x, requires_grad=True), ember.tensor(x, requires_grad=True)
+    tout, eout = tm(tx, torch.tensor(y)), em(ex, ember.tensor(y))
+    np.testing.assert_allclose(
+        eout.output.detach().numpy(), tout.output.detach().numpy(), rtol=1e-5
+    )
+    np.testing.assert_allclose(eout.loss.item(), tout.loss.item(), rtol=1e-5)
+    tout.loss.backward()
+    eout.loss.backward()
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-6)
+    for (name, tp), (_, ep) in zip(tm.named_parameters(), em.named_parameters()):
+        np.testing.assert_allclose(
+            ep.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=name
+        )
+    np.testing.assert_allclose(
+        em.log_prob(ex).detach().numpy(), tm.log_prob(tx).detach().numpy(), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_array_equal(em.predict(ex).numpy(), tm.predict(tx).numpy())
+    single = em(ex[0], ember.tensor(y[0]))
+    np.testing.assert_allclose(single.output.item(), tout.output[0].item(), rtol=1e-5)

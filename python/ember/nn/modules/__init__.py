@@ -1,6 +1,7 @@
 """The nn layers, one file per topic as in PyTorch; each file lists its public names in __all__."""
 
 from ember.nn.modules.activation import *  # noqa: F403
+from ember.nn.modules.adaptive import *  # noqa: F403
 from ember.nn.modules.batchnorm import *  # noqa: F403
 from ember.nn.modules.container import *  # noqa: F403
 from ember.nn.modules.conv import *  # noqa: F403

@@ -1050,11 +1050,12 @@ def test_constructor_errors_are_pytorchs(make, exc, match):
             r"match num_features \(3\), but got: 4",
         ),
         (
-            nn.ReflectionPad2d(1),
+            nn.CircularPad2d(1),
             ember.ones(4, 4),
             ValueError,
             r"expected 3D or 4D input \(got 2D input\)",
         ),
+        (nn.ReflectionPad2d(1), ember.ones(4, 4), NotImplementedError, "padding length 4"),
         (nn.Softmax2d(), ember.ones(4, 4), ValueError, "expected input to be 3D or 4D, got 2D"),
         (
             nn.GLU(),

@@ -37,13 +37,7 @@ class _PadNd(Module):
         super().__init__()
         self.padding = _EXPAND[self._dims](padding)
 
-    def _check_input_dim(self, input) -> None:
-        n = self._dims
-        if input.dim() not in (n + 1, n + 2):
-            raise ValueError(f"expected {n + 1}D or {n + 2}D input (got {input.dim()}D input)")
-
     def forward(self, input):
-        self._check_input_dim(input)
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:
@@ -149,19 +143,29 @@ class ReplicationPad3d(_PadNd):
     _dims, _mode = 3, "replicate"
 
 
-class CircularPad1d(_PadNd):
+class _CircularPadNd(_PadNd):
+    # PyTorch checks the input dims here in Python (ValueError); the other modes leave it to
+    # F.pad (NotImplementedError).
+    def forward(self, input):
+        n = self._dims
+        if input.dim() not in (n + 1, n + 2):
+            raise ValueError(f"expected {n + 1}D or {n + 2}D input (got {input.dim()}D input)")
+        return F.pad(input, self.padding, self._mode)
+
+
+class CircularPad1d(_CircularPadNd):
     """Pads (C, W) or (N, C, W) periodically (wrap-around)."""
 
     _dims, _mode = 1, "circular"
 
 
-class CircularPad2d(_PadNd):
+class CircularPad2d(_CircularPadNd):
     """Pads (C, H, W) or (N, C, H, W) periodically."""
 
     _dims, _mode = 2, "circular"
 
 
-class CircularPad3d(_PadNd):
+class CircularPad3d(_CircularPadNd):
     """Pads (C, D, H, W) or (N, C, D, H, W) periodically."""
 
     _dims, _mode = 3, "circular"

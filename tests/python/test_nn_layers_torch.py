@@ -408,3 +408,51 @@ def test_adaptive_log_softmax_matches_pytorch():
     np.testing.assert_array_equal(em.predict(ex).numpy(), tm.predict(tx).numpy())
     single = em(ex[0], ember.tensor(y[0]))
     np.testing.assert_allclose(single.output.item(), tout.output[0].item(), rtol=1e-5)
+
+
+def test_small_cnn_trains_like_pytorch():
+    """Same CNN, same weights, same batches, plain SGD by hand: the losses and the final
+    weights follow PyTorch's over 5 steps (BatchNorm running stats included)."""
+
+    def build(nn):
+        return nn.Sequential(
+            nn.Conv2d(1, 4, 3, padding=1),
+            nn.BatchNorm2d(4),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(4, 6, 3, groups=2, padding="same", padding_mode="reflect"),
+            nn.GELU(),
+            nn.AdaptiveAvgPool2d((2, 2)),
+            nn.Flatten(),
+            nn.Dropout(0.0),
+            nn.Linear(24, 10),
+            nn.LayerNorm(10),
+        )
+
+    tm, em = build(tnn), build(enn)
+    em.load_state_dict({k: ember.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    rng = np.random.default_rng(7)
+    loss_t, loss_e = (
+        tnn.CrossEntropyLoss(label_smoothing=0.1),
+        enn.CrossEntropyLoss(label_smoothing=0.1),
+    )
+    for _ in range(5):
+        x = rng.standard_normal((8, 1, 8, 8)).astype(np.float32)
+        y = rng.integers(0, 10, 8)
+        lt = loss_t(tm(torch.tensor(x)), torch.tensor(y))
+        le = loss_e(em(ember.tensor(x)), ember.tensor(y))
+        np.testing.assert_allclose(le.item(), lt.item(), rtol=1e-4)
+        lt.backward()
+        le.backward()
+        with torch.no_grad():
+            for p in tm.parameters():
+                p -= 0.1 * p.grad
+                p.grad = None
+        with ember.no_grad():
+            for p in em.parameters():
+                p -= 0.1 * p.grad
+                p.grad = None
+    for k, v in tm.state_dict().items():
+        np.testing.assert_allclose(
+            em.state_dict()[k].numpy(), v.numpy(), rtol=1e-3, atol=1e-5, err_msg=k
+        )

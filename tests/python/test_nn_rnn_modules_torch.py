@@ -13,13 +13,6 @@ from ember import nn
 torch = pytest.importorskip("torch")
 TR = torch.nn.utils.rnn
 
-# The attention and transformer modules use nn.Linear / LayerNorm / Dropout and nn.init (other
-# branches of the same issue).
-needs_layers = pytest.mark.skipif(
-    not (hasattr(nn, "LayerNorm") and hasattr(nn.init, "xavier_uniform_")),
-    reason="needs nn.Linear, nn.LayerNorm and nn.init",
-)
-
 
 def copy_weights(tm, em):
     sd = {k: ember.from_numpy(v.detach().numpy().copy()) for k, v in tm.state_dict().items()}
@@ -74,7 +67,6 @@ def test_recurrent_modules_match_torch(cls, kwargs, batch_first):
         close(tp_.grad, ep_.grad, 1e-4)
 
 
-@needs_layers
 @pytest.mark.parametrize(
     "kwargs",
     [{}, {"kdim": 3, "vdim": 5}, {"add_bias_kv": True, "add_zero_attn": True}, {"bias": False}],
@@ -109,7 +101,6 @@ def test_multihead_attention_matches_torch(kwargs):
             close(t[1], e[1])
 
 
-@needs_layers
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_transformer_layers_match_torch(norm_first, activation):
@@ -138,7 +129,6 @@ def test_transformer_layers_match_torch(norm_first, activation):
     )
 
 
-@needs_layers
 def test_transformer_matches_torch():
     rng = rng_for("torchtransformer")
     torch.manual_seed(0)

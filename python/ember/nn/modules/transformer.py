@@ -16,11 +16,11 @@ import ember
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn._functional_rnn import _canonical_mask
-from ember.nn.modules import dropout as _dropout_mod
-from ember.nn.modules import linear as _linear_mod
-from ember.nn.modules import normalization as _norm_mod
 from ember.nn.modules.container import ModuleList
+from ember.nn.modules.dropout import Dropout
+from ember.nn.modules.linear import Linear
 from ember.nn.modules.module import Module
+from ember.nn.modules.normalization import LayerNorm
 from ember.nn.parameter import Parameter
 
 __all__: list[str] = [
@@ -33,36 +33,9 @@ __all__: list[str] = [
 ]
 
 
-# Linear, Dropout and LayerNorm are looked up when a layer is built, not at import, so that this
-# file imports whichever of the layer files are in the tree (they come from another branch).
-
-
-def Linear(*args, **kwargs):  # noqa: N802 (stands for the class)
-    return _linear_mod.Linear(*args, **kwargs)
-
-
-def Dropout(*args, **kwargs):  # noqa: N802
-    return _dropout_mod.Dropout(*args, **kwargs)
-
-
-def LayerNorm(*args, **kwargs):  # noqa: N802
-    return _norm_mod.LayerNorm(*args, **kwargs)
-
-
-_out_proj_class = None
-
-
-def NonDynamicallyQuantizableLinear(*args, **kwargs):  # noqa: N802
-    """MultiheadAttention's out_proj: a Linear whose type is named as PyTorch's (its repr and
-    type name show NonDynamicallyQuantizableLinear)."""
-    global _out_proj_class
-    if _out_proj_class is None:
-        _out_proj_class = type(
-            "NonDynamicallyQuantizableLinear",
-            (_linear_mod.Linear,),
-            {"__module__": __name__, "__doc__": "A Linear, named as PyTorch's out_proj type."},
-        )
-    return _out_proj_class(*args, **kwargs)
+class NonDynamicallyQuantizableLinear(Linear):
+    """MultiheadAttention's out_proj: a Linear, under the name PyTorch gives it (its repr shows
+    it). Not exported, as in torch.nn (it lives in torch.nn.modules.linear there)."""
 
 
 class MultiheadAttention(Module):

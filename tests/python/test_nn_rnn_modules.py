@@ -473,8 +473,10 @@ def test_packing_errors():
         rnn_utils.pack_padded_sequence(_steps(3, 2), [1, 3])
     with pytest.raises(RuntimeError, match="greater than 0"):
         rnn_utils.pack_padded_sequence(_steps(3, 2), [3, 0])
-    with pytest.raises(ValueError, match="expected 2 lengths"):
+    with pytest.raises(RuntimeError, match=r"got 3 \(batch_size=2\)"):
         rnn_utils.pack_padded_sequence(_steps(3, 2), [3, 2, 1])
+    with pytest.raises(RuntimeError, match="padding_side to be one of left or right"):
+        rnn_utils.pad_sequence([E([1.0])], padding_side="middle")
     packed = rnn_utils.pack_padded_sequence(_steps(3, 2), [3, 2])
     with pytest.raises(ValueError, match="total_length=2 and max sequence length being 3"):
         rnn_utils.pad_packed_sequence(packed, total_length=2)

@@ -124,9 +124,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     lengths = _lengths_list(lengths, "pack_padded_sequence")
     batch_dim = 0 if batch_first else 1
     if len(lengths) != input.size(batch_dim):
-        raise ValueError(
-            f"pack_padded_sequence: expected {input.size(batch_dim)} lengths (the batch size), "
-            f"got {len(lengths)}"
+        raise RuntimeError(
+            "pack_padded_sequence: Expected `len(lengths)` to be equal to batch_size, but got "
+            f"{len(lengths)} (batch_size={input.size(batch_dim)})"
         )
     if enforce_sorted:
         if any(lengths[i] < lengths[i + 1] for i in range(len(lengths) - 1)):
@@ -143,7 +143,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         input = input.index_select(batch_dim, sorted_indices.to(input.device))
     if len(lengths) == 0 or lengths[-1] <= 0:
         raise RuntimeError(
-            "pack_padded_sequence: length of all samples has to be greater than 0, but found an "
+            "pack_padded_sequence: Length of all samples has to be greater than 0, but found an "
             "element in 'lengths' that is <= 0"
         )
     if batch_first:
@@ -217,8 +217,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     """Stacks tensors of shape [L_i, *] into [max L, B, *] ([B, max L, *] when batch_first),
     filling with padding_value on the right (or the left with padding_side="left")."""
     if padding_side not in ("left", "right"):
-        raise ValueError(
-            f"pad_sequence: padding_side should be 'left' or 'right', got '{padding_side}'"
+        raise RuntimeError(
+            f"pad_sequence: Expected padding_side to be one of left or right, but got "
+            f"{padding_side}."
         )
     if isinstance(sequences, ember.Tensor):
         sequences = list(sequences.unbind(0))

@@ -129,16 +129,17 @@ def test_transformer_layers_match_torch(norm_first, activation):
     )
 
 
-def test_transformer_matches_torch():
-    rng = rng_for("torchtransformer")
+@pytest.mark.parametrize("batched", [True, False])
+def test_transformer_matches_torch(batched):
+    rng = rng_for(f"torchtransformer{batched}")
     torch.manual_seed(0)
-    tm = torch.nn.Transformer(8, 2, 2, 2, 16).eval()
-    em = nn.Transformer(8, 2, 2, 2, 16).eval()
+    tm = torch.nn.Transformer(8, 2, 2, 2, 16, activation="gelu").eval()
+    em = nn.Transformer(8, 2, 2, 2, 16, activation="gelu").eval()
     copy_weights(tm, em)
-    src = rng.standard_normal((5, 2, 8)).astype(np.float32)
-    tgt = rng.standard_normal((4, 2, 8)).astype(np.float32)
-    kpm = np.zeros((2, 5), bool)
-    kpm[1, 4] = True
+    src = rng.standard_normal((5, 2, 8) if batched else (5, 8)).astype(np.float32)
+    tgt = rng.standard_normal((4, 2, 8) if batched else (4, 8)).astype(np.float32)
+    kpm = np.zeros((2, 5) if batched else (5,), bool)
+    kpm[..., 4] = True
     mask = torch.nn.Transformer.generate_square_subsequent_mask(4)
     t = tm(
         torch.from_numpy(src),

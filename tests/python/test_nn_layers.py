@@ -185,6 +185,14 @@ REPRS = [
         "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)",
     ),
     ("nn.Flatten()", "Flatten(start_dim=1, end_dim=-1)"),
+    (
+        "nn.Fold((4, 5), 2)",
+        "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)",
+    ),
+    (
+        "nn.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2))",
+        "Unfold(kernel_size=(2, 3), dilation=2, padding=1, stride=(1, 2))",
+    ),
     ("nn.Unflatten(1, (2, 3))", "Unflatten(dim=1, unflattened_size=(2, 3))"),
     ("nn.PixelShuffle(2)", "PixelShuffle(upscale_factor=2)"),
     ("nn.PixelUnshuffle(2)", "PixelUnshuffle(downscale_factor=2)"),
@@ -346,6 +354,8 @@ FORWARD = [
     (nn.Flatten(0, 2), x2d, lambda m, x: x.reshape(48, 7)),
     (nn.Unflatten(1, (2, 2)), x2d, lambda m, x: x.reshape(2, 2, 2, 6, 7)),
     (nn.PixelShuffle(2), x2d, lambda m, x: F.pixel_shuffle(x, 2)),
+    (nn.Unfold(2, padding=1, stride=2), x2d, lambda m, x: F.unfold(x, 2, 1, 1, 2)),
+    (nn.Fold((3, 4), 2), randn(2, 8, 6), lambda m, x: F.fold(x, (3, 4), 2)),
     (nn.PixelUnshuffle(2), randn(1, 2, 4, 6), lambda m, x: F.pixel_unshuffle(x, 2)),
     (nn.Upsample(scale_factor=2), x2d, lambda m, x: F.interpolate(x, scale_factor=2.0)),
     (
@@ -844,6 +854,25 @@ def test_multilabel_soft_margin_loss_matches_numpy():
     close(nn.MultiLabelSoftMarginLoss(reduction="none")(logits, bin_t), (per / w).mean(1))
 
 
+def test_multilabel_margin_loss_matches_a_loop():
+    xn = logits.numpy().astype(np.float64)
+    yn = np.array(
+        [[3, 0, -1, 1], [1, -1, 3, 0], [0, 1, 2, 3], [-1, 0, 1, 2], [2, 2, -1, 0], [1, 0, 2, -1]]
+    )
+    ref = []
+    for row, ys in zip(xn, yn):
+        listed = list(ys[: list(ys).index(-1)] if -1 in ys else ys)
+        others = [i for i in range(4) if i not in listed]
+        ref.append(sum(max(0, 1 - (row[j] - row[i])) for j in listed for i in others) / 4)
+    m = nn.MultiLabelMarginLoss(reduction="none")
+    close(m(logits, ember.tensor(yn)), ref)
+    close(nn.MultiLabelMarginLoss()(logits[0], ember.tensor(yn[0])), ref[0])
+    with pytest.raises(RuntimeError, match="out of range"):
+        m(logits[:1], ember.tensor([[4, 0, -1, 1]]))
+    with pytest.raises(RuntimeError, match="inconsistent target size"):
+        m(logits, ember.tensor([[0, 1]]))
+
+
 def test_triplet_with_custom_distance_function():
     d = lambda u, v: 1 - F.normalize(u, dim=1).mul(F.normalize(v, dim=1)).sum(1)  # noqa: E731
     m = nn.TripletMarginWithDistanceLoss(distance_function=d, margin=0.3, reduction="none")
@@ -987,7 +1016,37 @@ def test_instancenorm_without_affine_warns_on_channel_mismatch():
 def test_lazy_linear_takes_in_features_from_the_first_input():
     m = nn.LazyLinear(3)
     assert m.has_uninitialized_params()
+    assert repr(m) == "LazyLinear(in_features=0, out_features=3, bias=True)"
+    weight = m.weight
     y = m(randn(2, 7))
+    assert m.weight is weight and m.bias.shape == (3,)
     assert y.shape == (2, 3) and type(m) is nn.Linear
     assert m.weight.shape == (3, 7) and np.abs(m.weight.detach().numpy()).max() <= 1 / math.sqrt(7)
     assert repr(m) == "Linear(in_features=7, out_features=3, bias=True)"
+
+
+@pytest.mark.parametrize(
+    "module,reference",
+    [
+        (nn.ReLU(inplace=True), F.relu),
+        (nn.ReLU6(inplace=True), F.relu6),
+        (nn.LeakyReLU(0.3, inplace=True), lambda x: F.leaky_relu(x, 0.3)),
+        (nn.ELU(inplace=True), F.elu),
+        (nn.SELU(inplace=True), F.selu),
+        (nn.CELU(0.5, inplace=True), lambda x: F.celu(x, 0.5)),
+        (nn.SiLU(inplace=True), F.silu),
+        (nn.Mish(inplace=True), F.mish),
+        (nn.Hardtanh(-0.2, 0.3, inplace=True), lambda x: F.hardtanh(x, -0.2, 0.3)),
+        (nn.Hardsigmoid(inplace=True), F.hardsigmoid),
+        (nn.Hardswish(inplace=True), F.hardswish),
+        (nn.Threshold(0.1, 5.0, inplace=True), lambda x: F.threshold(x, 0.1, 5.0)),
+        (nn.RReLU(inplace=True).eval(), lambda x: F.leaky_relu(x, (1 / 8 + 1 / 3) / 2)),
+    ],
+    ids=lambda v: repr(v)[:30] if isinstance(v, nn.Module) else "",
+)
+def test_inplace_activations_write_into_their_input(module, reference):
+    x = randn(3, 5, seed=30) * 3
+    expected = reference(x.clone()).numpy()
+    y = module(x)
+    assert y.data_ptr() == x.data_ptr()
+    close(x, expected)

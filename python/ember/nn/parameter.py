@@ -36,9 +36,6 @@ class Parameter(Tensor):
         memo[id(self)] = result
         return result
 
-    def __reduce_ex__(self, proto):
-        return (type(self), (self.detach(), self.requires_grad))
-
 
 class Buffer(Tensor):
     """A tensor that a Module registers as a buffer when assigned as an attribute, as

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ember
 from ember.nn import functional as F
-from ember.nn.modules import _init as init
+from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 

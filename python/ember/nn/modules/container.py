@@ -9,7 +9,7 @@ from itertools import chain, islice
 from typing import Any
 
 from ember import _C
-from ember.nn.modules.module import Module, _addindent
+from ember.nn.modules.module import Module, _addindent, _typename
 from ember.nn.parameter import Parameter
 
 Tensor = _C.Tensor
@@ -321,12 +321,15 @@ class ModuleDict(Module):
                 self[m[0]] = m[1]
 
 
-def _parameter_line(key: Any, p: Any) -> str:
+def _parameter_line(key: Any, p: Any, type_name: bool) -> str:
+    # PyTorch prints the dtype in ParameterList ("torch.float32") but the tensor type name in
+    # ParameterDict ("torch.FloatTensor"); both are kept.
     if isinstance(p, Tensor):
         size_str = "x".join(str(size) for size in p.size())
         device_str = f" ({p.device})" if p.device.type != "cpu" else ""
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-        return f"  ({key}): {kind} containing: [{p.dtype} of size {size_str}{device_str}]"
+        kind_of = _typename(p) if type_name else str(p.dtype)
+        return f"  ({key}): {kind} containing: [{kind_of} of size {size_str}{device_str}]"
     return f"  ({key}): Object of type: {type(p).__name__}"
 
 
@@ -393,7 +396,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(_parameter_line(k, p) for k, p in enumerate(self))
+        return "\n".join(_parameter_line(k, p, False) for k, p in enumerate(self))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterList should not be called.")
@@ -517,7 +520,7 @@ class ParameterDict(Module):
                 self[p[0]] = p[1]
 
     def extra_repr(self) -> str:
-        return "\n".join(_parameter_line(k, p) for k, p in self.items())
+        return "\n".join(_parameter_line(k, p, True) for k, p in self.items())
 
     def __call__(self, input: Any) -> Any:
         raise RuntimeError("ParameterDict should not be called.")

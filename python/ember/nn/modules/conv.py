@@ -8,7 +8,7 @@ import math
 
 import ember
 from ember.nn import functional as F
-from ember.nn.modules import _init as init
+from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.modules.utils import _pair, _reverse_repeat_tuple, _single, _triple
 from ember.nn.parameter import Parameter

@@ -7,7 +7,7 @@ import math
 
 import ember
 from ember.nn import functional as F
-from ember.nn.modules import _init as init
+from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
@@ -103,18 +103,13 @@ class Bilinear(Module):
 
 
 class LazyLinear(Linear):
-    """A Linear whose in_features is taken from the first input. Until then the weight is an
-    empty (0, 0) placeholder; the first forward makes the real parameters and initialises them,
-    and the module becomes a plain Linear (as PyTorch's cls_to_become does)."""
+    """A Linear whose in_features is taken from the first input. Until then weight and bias are
+    empty placeholders; the first forward gives them their shapes in place (the Parameter
+    objects stay the same), initialises them, and the module becomes a plain Linear (as
+    PyTorch's cls_to_become does). PyTorch's UninitializedParameter type does not exist here."""
 
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
-        super().__init__(0, 0, bias, device, dtype)
-        self.out_features = out_features
-        self._factory = {"device": device, "dtype": dtype}
-        # Placeholders (not yet shaped): reset_parameters skips them until materialised.
-        self.weight = Parameter(ember.empty(0, **self._factory))
-        if bias:
-            self.bias = Parameter(ember.empty(0, **self._factory))
+        super().__init__(0, out_features, bias, device, dtype)
 
     def has_uninitialized_params(self) -> bool:
         return self.in_features == 0
@@ -126,12 +121,9 @@ class LazyLinear(Linear):
     def forward(self, input):
         if self.has_uninitialized_params():
             self.in_features = input.size(-1)
-            self.weight = Parameter(
-                ember.empty((self.out_features, self.in_features), **self._factory)
-            )
-            if self.bias is not None:
-                self.bias = Parameter(ember.empty(self.out_features, **self._factory))
+            factory = {"device": self.weight.device, "dtype": self.weight.dtype}
+            with ember.no_grad():
+                self.weight.data = ember.empty((self.out_features, self.in_features), **factory)
             self.reset_parameters()
-            del self._factory
             self.__class__ = Linear
         return F.linear(input, self.weight, self.bias)

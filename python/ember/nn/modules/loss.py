@@ -1,7 +1,8 @@
 """Loss layers, one per loss of ember.nn.functional, with PyTorch's constructor arguments (the
 legacy size_average/reduce too), `reduction`, and class weights registered as buffers. The
-losses are the C++ ops behind F; MultiLabelSoftMarginLoss and TripletMarginWithDistanceLoss,
-which F lacks, are composed here from C++ ops with PyTorch's formulas."""
+losses are the C++ ops behind F; MultiLabelMarginLoss, MultiLabelSoftMarginLoss and
+TripletMarginWithDistanceLoss, which F lacks, are composed here from C++ ops with PyTorch's
+formulas."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ __all__ = [
     "L1Loss",
     "MSELoss",
     "MarginRankingLoss",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
     "NLLLoss",
@@ -302,6 +304,36 @@ class MultiMarginLoss(_WeightedLoss):
             weight=self.weight,
             reduction=self.reduction,
         )
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss. target holds class indices, ended by the first -1; each sample's
+    loss is the sum over its target classes j and non-target classes i of
+    max(0, 1 - (x[j] - x[i])), divided by the number of classes."""
+
+    def forward(self, input, target):
+        x, y = input, target
+        if x.dim() == 1:
+            x, y = x.unsqueeze(0), y.unsqueeze(0) if y.dim() == 1 else y
+        if x.dim() != 2 or tuple(y.shape) != tuple(x.shape):
+            raise RuntimeError(
+                f"inconsistent target size: {list(target.shape)} for input of size: "
+                f"{list(input.shape)}"
+            )
+        classes = x.size(1)
+        # 1 for the target positions before the first -1, 0 from there on.
+        listed = ember.cumprod((y >= 0).to(ember.int64), 1)
+        if ((y >= classes) & (listed > 0)).any().item():
+            raise RuntimeError("argument #2 'target' is out of range")
+        index = y.clamp(min=0)
+        is_target = ember.zeros_like(x).scatter_add(1, index, listed.to(x.dtype)) > 0
+        # margins[n, k, i] = 1 - (x[n, y[n, k]] - x[n, i]), kept for listed k and non-target i.
+        margins = 1 - x.gather(1, index).unsqueeze(2) + x.unsqueeze(1)
+        keep = listed.to(x.dtype).unsqueeze(2) * (~is_target).to(x.dtype).unsqueeze(1)
+        loss = (F.relu(margins) * keep).sum((1, 2)) / classes
+        if input.dim() == 1:
+            loss = loss.squeeze(0)
+        return _reduce(loss, self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):

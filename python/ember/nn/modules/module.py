@@ -17,17 +17,9 @@ from ember.utils.hooks import BackwardHook, RemovableHandle
 
 Tensor = _C.Tensor
 
-__all__ = [
-    "Module",
-    "register_module_backward_hook",
-    "register_module_buffer_registration_hook",
-    "register_module_forward_hook",
-    "register_module_forward_pre_hook",
-    "register_module_full_backward_hook",
-    "register_module_full_backward_pre_hook",
-    "register_module_module_registration_hook",
-    "register_module_parameter_registration_hook",
-]
+# Only Module is star-exported into ember.nn (as torch.nn); the register_module_*_hook
+# functions are reached as ember.nn.modules.module.<name>, as in PyTorch.
+__all__ = ["Module"]
 
 # Hooks that apply to every module (torch.nn.modules.module.register_module_*_hook).
 _global_forward_pre_hooks: "OrderedDict[int, Callable]" = OrderedDict()
@@ -59,7 +51,7 @@ _TENSOR_TYPENAMES = {
 def _typename(obj: Any) -> str:
     """PyTorch's torch.typename, as used in its error messages: 'ember.FloatTensor' for a
     float32 tensor, the qualified class name otherwise."""
-    if isinstance(obj, Tensor) and not isinstance(obj, Parameter):
+    if isinstance(obj, Tensor):
         name = str(obj.dtype).rsplit(".", 1)[-1]
         return "ember." + _TENSOR_TYPENAMES.get(name, "Tensor")
     cls = obj if isinstance(obj, type) else type(obj)
@@ -300,6 +292,20 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Replaces (or, unless strict, adds) the submodule at a dotted path."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at a dotted path such as 'net.0.weight'."""
@@ -639,6 +645,13 @@ class Module:
             return t.to(device=device, non_blocking=non_blocking)
 
         return self._apply(convert)
+
+    def to_empty(self, *, device: Any = None, recurse: bool = True) -> "Module":
+        """Replaces every parameter's and buffer's data by uninitialised memory of the same
+        shape and dtype on device (the parameters keep their identity)."""
+        if device is None:
+            device = "cpu"
+        return self._apply(lambda t: _C.empty_like(t, device=device), recurse=recurse)
 
     def _cast_floating(self, dtype: Any) -> "Module":
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)

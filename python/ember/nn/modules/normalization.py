@@ -7,7 +7,7 @@ import numbers
 
 import ember
 from ember.nn import functional as F
-from ember.nn.modules import _init as init
+from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 

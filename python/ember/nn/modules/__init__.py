@@ -7,6 +7,7 @@ from ember.nn.modules.conv import *  # noqa: F403
 from ember.nn.modules.distance import *  # noqa: F403
 from ember.nn.modules.dropout import *  # noqa: F403
 from ember.nn.modules.flatten import *  # noqa: F403
+from ember.nn.modules.fold import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
 from ember.nn.modules.linear import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403

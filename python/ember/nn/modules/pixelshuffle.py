@@ -1,3 +1,70 @@
-"""nn layers: pixelshuffle."""
+"""PixelShuffle and PixelUnshuffle (depth <-> space rearrangements; C++ ops), and
+ChannelShuffle (a view and a copy)."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from ember.nn import functional as F
+from ember.nn.modules.module import Module
+
+__all__ = ["ChannelShuffle", "PixelShuffle", "PixelUnshuffle"]
+
+
+class PixelShuffle(Module):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Splits the C channels of (N, C, *) into `groups` groups and interleaves them
+    (ShuffleNet): channel g * (C / groups) + i goes to position i * groups + g."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        if input.dim() <= 2:
+            raise RuntimeError(
+                "channel_shuffle expects input to have at least 3 dimensions, but got input "
+                f"with sizes {list(input.shape)}"
+            )
+        if self.groups <= 0:
+            raise RuntimeError(
+                f"Number of groups to divide channels in must be positive. Value of groups:"
+                f"{self.groups}"
+            )
+        n, c = input.size(0), input.size(1)
+        if c % self.groups != 0:
+            raise RuntimeError(
+                "Number of channels must be divisible by groups. Got "
+                f"{c} channels and {self.groups} groups."
+            )
+        rest = list(input.shape[2:])
+        shuffled = input.reshape([n, self.groups, c // self.groups] + rest).transpose(1, 2)
+        return shuffled.reshape([n, c] + rest)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

@@ -1,0 +1,312 @@
+#include "ember/io/safetensors.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ember/ops/creation.h"
+
+namespace ember::io {
+
+// The format stores integers and tensor data little-endian; ember copies bytes as they are.
+static_assert(std::endian::native == std::endian::little,
+              "ember's safetensors I/O assumes a little-endian host");
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct DTypeCode {
+  DType dtype;
+  const char* code;
+};
+constexpr DTypeCode kCodes[] = {
+    {kFloat64, "F64"}, {kFloat32, "F32"}, {kFloat16, "F16"}, {kBFloat16, "BF16"}, {kInt64, "I64"},
+    {kInt32, "I32"},   {kInt16, "I16"},   {kInt8, "I8"},     {kUInt8, "U8"},      {kBool, "BOOL"},
+};
+
+[[noreturn]] void corrupt(const std::string& source, const std::string& problem) {
+  EMBER_FAIL("[ember.load] ", source, ": ", problem);
+}
+
+// Strict UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF), as the official loader's
+// Rust str does: a clearer message than the JSON parser's for a header that is not text.
+bool valid_utf8(const unsigned char* s, size_t n, size_t* bad) {
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = s[i];
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
+    if (len == 0 || i + len > n) break;
+    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+    bool ok = true;
+    for (size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) ok = false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (!ok || cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) break;
+    i += len;
+  }
+  *bad = i;
+  return i == n;
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// A JSON number that is a non-negative integer fitting in int64, or an error naming `what`.
+int64_t non_negative(const Json& v, const std::string& source, const std::string& what) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > uint64_t(std::numeric_limits<int64_t>::max()))
+      corrupt(source, what + " is too large (" + std::to_string(u) + ")");
+    return int64_t(u);
+  }
+  if (v.is_number_integer()) corrupt(source, what + " is negative (" + v.dump() + ")");
+  corrupt(source, what + " must be a non-negative integer, got " + v.dump());
+}
+
+struct Entry {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t begin, end;
+};
+
+Entry parse_entry(const std::string& name,
+                  const Json& info,
+                  uint64_t buffer_size,
+                  const std::string& source) {
+  const std::string where = "tensor '" + name + "'";
+  if (!info.is_object()) corrupt(source, where + ": expected an object, got " + info.dump());
+  for (const auto& [key, value] : info.items()) {
+    if (key != "dtype" && key != "shape" && key != "data_offsets")
+      corrupt(source, where + " has an unexpected field '" + key +
+                          "' (expected dtype, shape and data_offsets)");
+  }
+  for (const char* field : {"dtype", "shape", "data_offsets"}) {
+    if (!info.contains(field)) corrupt(source, where + " has no '" + field + "' field");
+  }
+  Entry e;
+  e.name = name;
+  const Json& dtype = info["dtype"];
+  if (!dtype.is_string()) corrupt(source, where + ": dtype must be a string, got " + dtype.dump());
+  e.dtype =
+      dtype_from_safetensors(dtype.get<std::string>(), "[ember.load] " + source + ": " + where);
+
+  const Json& shape = info["shape"];
+  if (!shape.is_array()) corrupt(source, where + ": shape must be a list, got " + shape.dump());
+  int64_t numel = 1;
+  bool overflow = false;
+  for (const Json& d : shape) {
+    int64_t size = non_negative(d, source, where + ": a shape dim");
+    e.shape.push_back(size);
+    overflow |= __builtin_mul_overflow(numel, size, &numel);
+  }
+  uint64_t nbytes = 0;
+  overflow |= __builtin_mul_overflow(uint64_t(numel), uint64_t(itemsize(e.dtype)), &nbytes);
+  if (overflow) corrupt(source, where + ": shape " + shape_str(e.shape) + " has too many elements");
+
+  const Json& offsets = info["data_offsets"];
+  if (!offsets.is_array() || offsets.size() != 2)
+    corrupt(source, where + ": data_offsets must be a list [begin, end], got " + offsets.dump());
+  e.begin = uint64_t(non_negative(offsets[0], source, where + ": data_offsets begin"));
+  e.end = uint64_t(non_negative(offsets[1], source, where + ": data_offsets end"));
+  const std::string range = "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
+  if (e.end < e.begin)
+    corrupt(source, where + ": data_offsets " + range + " end before they begin");
+  if (e.end > buffer_size)
+    corrupt(source, where + ": data_offsets " + range + " go beyond the data buffer (" +
+                        std::to_string(buffer_size) + " bytes)");
+  if (e.end - e.begin != nbytes)
+    corrupt(source, where + ": data_offsets " + range + " span " + std::to_string(e.end - e.begin) +
+                        " bytes, but dtype " + dtype.get<std::string>() + " and shape " +
+                        shape_str(e.shape) + " need " + std::to_string(nbytes));
+  return e;
+}
+
+Json parse_header(const char* text, size_t n, const std::string& source) {
+  size_t bad = 0;
+  if (!valid_utf8(reinterpret_cast<const unsigned char*>(text), n, &bad))
+    corrupt(source, "the header is not valid UTF-8 (at byte " + std::to_string(8 + bad) + ")");
+  if (n == 0 || text[0] != '{')
+    corrupt(source, "the header does not start with '{' (not a safetensors file?)");
+  // Duplicate names: the JSON parser would keep the last silently, so track keys per object.
+  std::vector<std::set<std::string>> keys;
+  auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        keys.emplace_back();
+        break;
+      case Json::parse_event_t::array_start:
+        keys.emplace_back();
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case Json::parse_event_t::key: {
+        const std::string& key = parsed.get_ref<const std::string&>();
+        if (!keys.back().insert(key).second)
+          corrupt(source, "the header names '" + key + "' twice");
+        break;
+      }
+      case Json::parse_event_t::value:
+        break;
+    }
+    // A valid header nests three levels (header, tensor, shape); deeper is garbage.
+    if (keys.size() > 8) corrupt(source, "the header nests too deeply");
+    return true;
+  };
+  try {
+    return Json::parse(text, text + n, callback);
+  } catch (const Json::exception& e) {
+    corrupt(source, std::string("the header is not valid JSON: ") + e.what());
+  }
+}
+
+}  // namespace
+
+const char* safetensors_dtype(DType t) {
+  for (const auto& c : kCodes)
+    if (c.dtype == t) return c.code;
+  EMBER_FAIL("[ember.save] dtype ", t, " has no safetensors code");
+}
+
+DType dtype_from_safetensors(const std::string& code, const std::string& where) {
+  for (const auto& c : kCodes)
+    if (code == c.code) return c.dtype;
+  EMBER_FAIL(where, ": dtype '", code,
+             "' is not supported by ember (supported: F64, F32, F16, BF16, I64, I32, I16, I8, U8, "
+             "BOOL)");
+}
+
+StateDict prepare_for_writing(const StateDict& tensors, const char* op, const std::string& where) {
+  StateDict out;
+  for (const auto& [name, t] : tensors) {
+    EMBER_CHECK(t.defined(), "[", op, "] ", where, ": tensor '", name, "' is undefined");
+    if (name == "__metadata__")
+      EMBER_FAIL("[", op, "] ", where,
+                 ": '__metadata__' is reserved by the format and cannot name a tensor");
+    Tensor c = t.detach();
+    if (!c.device().is_cpu()) c = c.to(kCPU);
+    out.insert(name, c.contiguous());
+  }
+  return out;
+}
+
+std::string encode_header(const StateDict& tensors, const Metadata& metadata, const char* op) {
+  Json header = Json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    EMBER_ASSERT(t.device().is_cpu() && t.is_contiguous(), "tensor '", name, "' not prepared");
+    Json shape = Json::array();
+    for (int64_t s : t.sizes()) shape.push_back(s);
+    header[name] = {{"dtype", safetensors_dtype(t.dtype())},
+                    {"shape", std::move(shape)},
+                    {"data_offsets", {offset, offset + t.nbytes()}}};
+    offset += t.nbytes();
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const Json::exception&) {
+    EMBER_FAIL("[", op, "] a tensor name or metadata string is not valid UTF-8");
+  }
+  // Spaces after the JSON align the data to 8 bytes, as the official writer does.
+  text.append((8 - text.size() % 8) % 8, ' ');
+  uint64_t n = text.size();
+  std::string out(8, '\0');
+  std::memcpy(out.data(), &n, 8);
+  return out + text;
+}
+
+std::string to_bytes(const StateDict& tensors, const Metadata& metadata) {
+  StateDict ready = prepare_for_writing(tensors, "ember.save", "to bytes");
+  std::string out = encode_header(ready, metadata, "ember.save");
+  for (const auto& [name, t] : ready)
+    out.append(static_cast<const char*>(t.data_ptr()), t.nbytes());
+  return out;
+}
+
+Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
+  if (size < 8)
+    corrupt(source, "the file is too short to be a safetensors file (" + std::to_string(size) +
+                        " bytes; the header length alone takes 8)");
+  uint64_t n;
+  std::memcpy(&n, data, 8);
+  if (n > kMaxHeaderBytes)
+    corrupt(source, "the header length " + std::to_string(n) + " is absurd (the limit is " +
+                        std::to_string(kMaxHeaderBytes) + " bytes): not a safetensors file?");
+  if (n > size - 8)
+    corrupt(source, "the header length " + std::to_string(n) +
+                        " goes beyond the end of the file (" + std::to_string(size) +
+                        " bytes): truncated?");
+  Json header = parse_header(reinterpret_cast<const char*>(data + 8), n, source);
+  if (!header.is_object()) corrupt(source, "the header is not a JSON object");
+
+  const uint8_t* buffer = data + 8 + n;
+  const uint64_t buffer_size = size - 8 - n;
+  Checkpoint out;
+  std::vector<Entry> entries;
+  for (const auto& [name, info] : header.items()) {
+    if (name == "__metadata__") {
+      if (!info.is_object()) corrupt(source, "__metadata__ must be an object of strings");
+      for (const auto& [k, v] : info.items()) {
+        if (!v.is_string())
+          corrupt(source, "__metadata__ value of '" + k + "' must be a string, got " + v.dump());
+        out.metadata[k] = v.get<std::string>();
+      }
+      continue;
+    }
+    entries.push_back(parse_entry(name, info, buffer_size, source));
+  }
+  // The tensors must tile the buffer: sorted by offset, each starts where the previous ended.
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t covered = 0;
+  const Entry* prev = nullptr;
+  for (const Entry& e : entries) {
+    if (e.begin != covered) {
+      std::string after = prev ? "after tensor '" + prev->name + "' ends" : "at the buffer start";
+      corrupt(source,
+              "tensor '" + e.name + "' starts at byte " + std::to_string(e.begin) +
+                  ", but the data " + after + " at byte " + std::to_string(covered) +
+                  (e.begin < covered ? " (overlapping tensors)" : " (a gap in the buffer)"));
+    }
+    covered = e.end;
+    prev = &e;
+  }
+  if (covered != buffer_size)
+    corrupt(source, "the tensors cover " + std::to_string(covered) +
+                        " bytes of the data buffer, but it holds " + std::to_string(buffer_size) +
+                        " (trailing bytes)");
+
+  for (const Entry& e : entries) {
+    Tensor t = empty(e.shape, TensorOptions(e.dtype));
+    std::memcpy(t.data_ptr(), buffer + e.begin, e.end - e.begin);
+    // A bool byte other than 0 or 1 is undefined behaviour in C++: read it as true, as NumPy does.
+    if (e.dtype == kBool) {
+      auto* b = static_cast<uint8_t*>(t.data_ptr());
+      for (int64_t i = 0; i < t.numel(); ++i) b[i] = b[i] != 0;
+    }
+    out.tensors.insert(e.name, std::move(t));
+  }
+  return out;
+}
+
+}  // namespace ember::io

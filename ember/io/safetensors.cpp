@@ -4,7 +4,9 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -207,18 +209,32 @@ StateDict prepare_for_writing(const StateDict& tensors, const char* op, const st
   return out;
 }
 
+std::vector<const StateDict::Item*> data_order(const StateDict& tensors) {
+  std::vector<const StateDict::Item*> order;
+  for (const auto& item : tensors) order.push_back(&item);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->second.element_size() > b->second.element_size();
+  });
+  return order;
+}
+
 std::string encode_header(const StateDict& tensors, const Metadata& metadata, const char* op) {
   Json header = Json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::map<std::string_view, uint64_t> offsets;
   uint64_t offset = 0;
+  for (const StateDict::Item* item : data_order(tensors)) {
+    offsets[item->first] = offset;
+    offset += item->second.nbytes();
+  }
   for (const auto& [name, t] : tensors) {
     EMBER_ASSERT(t.device().is_cpu() && t.is_contiguous(), "tensor '", name, "' not prepared");
     Json shape = Json::array();
     for (int64_t s : t.sizes()) shape.push_back(s);
+    const uint64_t begin = offsets.at(name);
     header[name] = {{"dtype", safetensors_dtype(t.dtype())},
                     {"shape", std::move(shape)},
-                    {"data_offsets", {offset, offset + t.nbytes()}}};
-    offset += t.nbytes();
+                    {"data_offsets", {begin, begin + t.nbytes()}}};
   }
   std::string text;
   try {
@@ -237,8 +253,8 @@ std::string encode_header(const StateDict& tensors, const Metadata& metadata, co
 std::string to_bytes(const StateDict& tensors, const Metadata& metadata) {
   StateDict ready = prepare_for_writing(tensors, "ember.save", "to bytes");
   std::string out = encode_header(ready, metadata, "ember.save");
-  for (const auto& [name, t] : ready)
-    out.append(static_cast<const char*>(t.data_ptr()), t.nbytes());
+  for (const StateDict::Item* item : data_order(ready))
+    out.append(static_cast<const char*>(item->second.data_ptr()), item->second.nbytes());
   return out;
 }
 
@@ -275,12 +291,15 @@ Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
     entries.push_back(parse_entry(name, info, buffer_size, source));
   }
   // The tensors must tile the buffer: sorted by offset, each starts where the previous ended.
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  std::vector<const Entry*> by_offset;
+  for (const Entry& e : entries) by_offset.push_back(&e);
+  std::stable_sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
   });
   uint64_t covered = 0;
   const Entry* prev = nullptr;
-  for (const Entry& e : entries) {
+  for (const Entry* ep : by_offset) {
+    const Entry& e = *ep;
     if (e.begin != covered) {
       std::string after = prev ? "after tensor '" + prev->name + "' ends" : "at the buffer start";
       corrupt(source,

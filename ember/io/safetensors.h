@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ember/io/state_dict.h"
 
@@ -13,7 +14,7 @@ namespace ember::io {
 
 using Metadata = std::map<std::string, std::string>;
 
-// What a safetensors file holds: tensors in file (data offset) order, and the string-to-string
+// What a safetensors file holds: tensors in the order of the header, and the string-to-string
 // "__metadata__" of its header.
 struct Checkpoint {
   StateDict tensors;
@@ -28,9 +29,14 @@ inline constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 const char* safetensors_dtype(DType t);
 DType dtype_from_safetensors(const std::string& code, const std::string& where);
 
+// The order of the tensors' bytes in the buffer: by element size, largest first, otherwise as
+// given, so that every tensor starts at a multiple of its element size (as the official writer
+// arranges it; zero-copy readers want aligned data). The header keeps the given order.
+std::vector<const StateDict::Item*> data_order(const StateDict& tensors);
+
 // The prefix of a file: the 8-byte length and the JSON header, padded with spaces so that the
-// data starts at a multiple of 8 bytes. `tensors` must be CPU and contiguous; their data is laid
-// out in insertion order. `op` names the caller in errors ("[ember.save] ...").
+// data starts at a multiple of 8 bytes. `tensors` must be CPU and contiguous; the header lists
+// them in their order, with data offsets in data_order. `op` names the caller in errors.
 std::string encode_header(const StateDict& tensors, const Metadata& metadata, const char* op);
 
 // The whole file in memory (for Python file objects). Tensors on another device are copied to

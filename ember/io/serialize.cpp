@@ -61,7 +61,8 @@ void write_file(const StateDict& ready, const io::Metadata& metadata, const std:
               errno_text(errno));
   try {
     write_all(file.fd, header.data(), header.size(), tmp);
-    for (const auto& [name, t] : ready) write_all(file.fd, t.data_ptr(), t.nbytes(), tmp);
+    for (const StateDict::Item* item : io::data_order(ready))
+      write_all(file.fd, item->second.data_ptr(), item->second.nbytes(), tmp);
     // The data must be on disk before the rename makes it the file: else a crash could leave a
     // renamed but empty file.
     EMBER_CHECK(::fsync(file.fd) == 0, "[ember.save] ", path,

@@ -18,8 +18,8 @@ void save(const StateDict& tensors,
           const std::string& path,
           const std::map<std::string, std::string>& metadata = {});
 
-// Reads a safetensors file into fresh CPU tensors, in file order. A missing, unreadable or
-// malformed file is a RuntimeError "[ember.load] <path>: <problem>".
+// Reads a safetensors file into fresh CPU tensors, in the order of its header. A missing,
+// unreadable or malformed file is a RuntimeError "[ember.load] <path>: <problem>".
 StateDict load(const std::string& path);
 // The same, with the header's "__metadata__".
 io::Checkpoint load_with_metadata(const std::string& path);

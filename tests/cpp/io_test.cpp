@@ -117,6 +117,26 @@ TEST_F(IoTest, WritesTheExactFormat) {
   EXPECT_EQ(ember::io::to_bytes(sd, {{"k", "v"}}), make_file(json, data));
 }
 
+TEST_F(IoTest, DataIsAlignedAndTheHeaderKeepsTheOrder) {
+  StateDict sd;
+  sd.insert("a", ember::ones({3}, ember::kUInt8));
+  sd.insert("b", ember::arange(2, ember::kFloat64));
+  sd.insert("c", ember::ones({1}, ember::kInt16));
+  const std::string bytes = ember::io::to_bytes(sd);
+  uint64_t n;
+  std::memcpy(&n, bytes.data(), 8);
+  std::string header = bytes.substr(8, n);
+  header.erase(header.find_last_not_of(' ') + 1);  // the alignment padding
+  EXPECT_EQ(header, R"({"a":{"dtype":"U8","shape":[3],"data_offsets":[18,21]},)"
+                    R"("b":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
+                    R"("c":{"dtype":"I16","shape":[1],"data_offsets":[16,18]}})");
+  ember::save(sd, path("f"));
+  std::vector<std::string> names;
+  for (const auto& [name, t] : ember::load(path("f"))) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(ember::load(path("f")).at("b").to_vector<double>(), (std::vector<double>{0, 1}));
+}
+
 TEST_F(IoTest, NonContiguousAndGradTensorsAreWrittenContiguous) {
   Tensor base = ember_test::iota({2, 3}).requires_grad_();
   StateDict sd;

@@ -280,6 +280,7 @@ Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
   std::vector<Entry> entries;
   for (const auto& [name, info] : header.items()) {
     if (name == "__metadata__") {
+      if (info.is_null()) continue;  // the official loader reads null as no metadata
       if (!info.is_object()) corrupt(source, "__metadata__ must be an object of strings");
       for (const auto& [k, v] : info.items()) {
         if (!v.is_string())

@@ -50,7 +50,8 @@ class _Flattener:
         node = {"tensor": name}
         if t.requires_grad:
             node["requires_grad"] = True
-        if type(t).__name__ == "Parameter":
+        parameter = getattr(_nn(), "Parameter", None)
+        if parameter is not None and isinstance(t, parameter):
             node["parameter"] = True
         return node
 

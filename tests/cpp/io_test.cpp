@@ -290,9 +290,10 @@ TEST(IoDecode, CorruptFilesAreRejectedWithTheProblem) {
   }
 }
 
-TEST(IoDecode, ToleratesSpacePaddingAndNonCanonicalBools) {
-  std::string bytes = make_file(R"({"b":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}}   )",
-                                std::string("\x00\x01\x07", 3));
+TEST(IoDecode, ToleratesSpacePaddingNullMetadataAndNonCanonicalBools) {
+  std::string bytes =
+      make_file(R"({"__metadata__":null,"b":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}}   )",
+                std::string("\x00\x01\x07", 3));
   auto ck = ember::io::decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "f");
   EXPECT_EQ(ck.tensors.at("b").to_vector<bool>(), (std::vector<bool>{false, true, true}));
 }

@@ -189,6 +189,15 @@ def test_failed_save_keeps_the_old_file(tmp_path):
     assert p.read_bytes() == before
 
 
+def test_relative_path_and_overwrite(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ember.save({"a": ember.ones(2)}, "ckpt")
+    ember.save([ember.zeros(3), "x"], b"ckpt")
+    back = ember.load("ckpt")
+    assert back[0].tolist() == [0.0, 0.0, 0.0] and back[1] == "x"
+    assert os.listdir(tmp_path) == ["ckpt"]
+
+
 def test_missing_file_and_directory(tmp_path):
     with pytest.raises(FileNotFoundError):
         ember.load(tmp_path / "absent")

@@ -1,7 +1,10 @@
 #include "ember/io/safetensors.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -258,12 +261,15 @@ std::string to_bytes(const StateDict& tensors, const Metadata& metadata) {
   return out;
 }
 
-Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
+namespace {
+
+// The header length from the first 8 bytes of a file of `size` bytes, checked.
+uint64_t header_length(const uint8_t* first8, uint64_t size, const std::string& source) {
   if (size < 8)
     corrupt(source, "the file is too short to be a safetensors file (" + std::to_string(size) +
                         " bytes; the header length alone takes 8)");
   uint64_t n;
-  std::memcpy(&n, data, 8);
+  std::memcpy(&n, first8, 8);
   if (n > kMaxHeaderBytes)
     corrupt(source, "the header length " + std::to_string(n) + " is absurd (the limit is " +
                         std::to_string(kMaxHeaderBytes) + " bytes): not a safetensors file?");
@@ -271,13 +277,22 @@ Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
     corrupt(source, "the header length " + std::to_string(n) +
                         " goes beyond the end of the file (" + std::to_string(size) +
                         " bytes): truncated?");
-  Json header = parse_header(reinterpret_cast<const char*>(data + 8), n, source);
-  if (!header.is_object()) corrupt(source, "the header is not a JSON object");
+  return n;
+}
 
-  const uint8_t* buffer = data + 8 + n;
-  const uint64_t buffer_size = size - 8 - n;
-  Checkpoint out;
+// The validated header of a file of `size` bytes: entries in header order, and the metadata.
+struct Layout {
   std::vector<Entry> entries;
+  Metadata metadata;
+  uint64_t data_start;
+};
+
+Layout parse_layout(const char* text, uint64_t n, uint64_t size, const std::string& source) {
+  Json header = parse_header(text, n, source);
+  if (!header.is_object()) corrupt(source, "the header is not a JSON object");
+  Layout out;
+  out.data_start = 8 + n;
+  const uint64_t buffer_size = size - 8 - n;
   for (const auto& [name, info] : header.items()) {
     if (name == "__metadata__") {
       if (info.is_null()) continue;  // the official loader reads null as no metadata
@@ -289,11 +304,11 @@ Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
       }
       continue;
     }
-    entries.push_back(parse_entry(name, info, buffer_size, source));
+    out.entries.push_back(parse_entry(name, info, buffer_size, source));
   }
   // The tensors must tile the buffer: sorted by offset, each starts where the previous ended.
   std::vector<const Entry*> by_offset;
-  for (const Entry& e : entries) by_offset.push_back(&e);
+  for (const Entry& e : out.entries) by_offset.push_back(&e);
   std::stable_sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
     return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
   });
@@ -315,10 +330,17 @@ Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
     corrupt(source, "the tensors cover " + std::to_string(covered) +
                         " bytes of the data buffer, but it holds " + std::to_string(buffer_size) +
                         " (trailing bytes)");
+  return out;
+}
 
-  for (const Entry& e : entries) {
+// Fresh tensors for a layout, their bytes filled by fill(destination, file offset, count).
+template <class F>
+Checkpoint materialize(Layout layout, F fill) {
+  Checkpoint out;
+  out.metadata = std::move(layout.metadata);
+  for (const Entry& e : layout.entries) {
     Tensor t = empty(e.shape, TensorOptions(e.dtype));
-    std::memcpy(t.data_ptr(), buffer + e.begin, e.end - e.begin);
+    fill(t.data_ptr(), layout.data_start + e.begin, e.end - e.begin);
     // A bool byte other than 0 or 1 is undefined behaviour in C++: read it as true, as NumPy does.
     if (e.dtype == kBool) {
       auto* b = static_cast<uint8_t*>(t.data_ptr());
@@ -327,6 +349,39 @@ Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
     out.tensors.insert(e.name, std::move(t));
   }
   return out;
+}
+
+}  // namespace
+
+Checkpoint decode(const uint8_t* data, size_t size, const std::string& source) {
+  uint64_t n = header_length(data, size, source);
+  Layout layout = parse_layout(reinterpret_cast<const char*>(data + 8), n, size, source);
+  return materialize(std::move(layout), [&](void* dst, uint64_t offset, uint64_t count) {
+    std::memcpy(dst, data + offset, count);
+  });
+}
+
+Checkpoint decode_file(int fd, uint64_t size, const std::string& source) {
+  // pread straight into each tensor's storage: one copy, and a file that shrinks meanwhile is a
+  // short read (an error) rather than a SIGBUS as with a mapping.
+  auto read_at = [&](void* dst, uint64_t offset, uint64_t count) {
+    auto* p = static_cast<char*>(dst);
+    while (count > 0) {
+      ssize_t r = ::pread(fd, p, std::min<uint64_t>(count, uint64_t(1) << 30), off_t(offset));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) corrupt(source, std::string("read failed: ") + std::strerror(errno));
+      if (r == 0) corrupt(source, "the file ended early (changed while being read?)");
+      p += r;
+      offset += uint64_t(r);
+      count -= uint64_t(r);
+    }
+  };
+  uint8_t first8[8] = {};
+  if (size >= 8) read_at(first8, 0, 8);
+  uint64_t n = header_length(first8, size, source);
+  std::string text(n, '\0');
+  read_at(text.data(), 8, n);
+  return materialize(parse_layout(text.data(), n, size, source), read_at);
 }
 
 }  // namespace ember::io

@@ -46,6 +46,8 @@ std::string to_bytes(const StateDict& tensors, const Metadata& metadata = {});
 // Validates `size` bytes of a safetensors file and copies its tensors into fresh CPU tensors.
 // Every defect is a RuntimeError "[ember.load] <source>: <problem>", never a crash.
 Checkpoint decode(const uint8_t* data, size_t size, const std::string& source);
+// The same for an open file of `size` bytes, read with pread straight into the tensors.
+Checkpoint decode_file(int fd, uint64_t size, const std::string& source);
 
 // The tensors of a state dict as they are written: on the CPU, contiguous, detached.
 StateDict prepare_for_writing(const StateDict& tensors, const char* op, const std::string& where);

@@ -2,7 +2,6 @@
 #include "ember/io/serialize.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,15 +84,6 @@ void write_file(const StateDict& ready, const io::Metadata& metadata, const std:
                " failed: ", errno_text(errno));
 }
 
-// A read-only mapping of a whole file, unmapped on scope exit.
-struct Mapping {
-  void* data = MAP_FAILED;
-  size_t size = 0;
-  ~Mapping() {
-    if (data != MAP_FAILED) ::munmap(data, size);
-  }
-};
-
 }  // namespace
 
 void save(const StateDict& tensors,
@@ -111,14 +101,7 @@ io::Checkpoint load_with_metadata(const std::string& path) {
               ": stat failed: ", errno_text(errno));
   EMBER_CHECK(!S_ISDIR(st.st_mode), "[ember.load] ", path, ": is a directory, not a file");
   EMBER_CHECK(S_ISREG(st.st_mode), "[ember.load] ", path, ": not a regular file");
-  size_t size = size_t(st.st_size);
-  if (size == 0) return io::decode(nullptr, 0, path);  // the "too short" error
-  // Mapped, not read: the tensors are copied straight from the page cache into their storage.
-  Mapping map;
-  map.size = size;
-  map.data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
-  EMBER_CHECK(map.data != MAP_FAILED, "[ember.load] ", path, ": mmap failed: ", errno_text(errno));
-  return io::decode(static_cast<const uint8_t*>(map.data), size, path);
+  return io::decode_file(file.fd, uint64_t(st.st_size), path);
 }
 
 StateDict load(const std::string& path) { return load_with_metadata(path).tensors; }

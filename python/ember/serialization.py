@@ -1,8 +1,8 @@
 """ember.save / ember.load: checkpoints in the safetensors format (no pickle).
 
-A tensor, or a nested structure of dicts, lists and tuples holding tensors and plain values
-(None, bool, int, float, str, ember.dtype, ember.device), is written as one safetensors file: the
-tensors under their path names ("optimizer.state.0.exp_avg"; a flat state dict's tensors under
+A tensor, or a nested structure of dicts, lists and tuples holding tensors and plain values (None,
+bool, int, float, str, ember.dtype, ember.device, ember.Size), is written as one safetensors file:
+the tensors under their path names ("optimizer.state.0.exp_avg"; a flat state dict's tensors under
 exactly its keys), and the structure with the plain values as JSON in the header's metadata under
 "ember.structure". docs/design/serialization.md describes the scheme. Loading parses JSON and
 copies bytes: it never runs code, whatever `weights_only` says.
@@ -14,6 +14,7 @@ import json
 import os
 
 from ember import _C
+from ember._size import Size
 
 __all__ = ["load", "save"]
 
@@ -73,6 +74,8 @@ class _Flattener:
             return {"dtype": str(obj).removeprefix("ember.")}
         if isinstance(obj, _C.device):
             return {"device": str(obj)}
+        if isinstance(obj, Size):
+            return {"size": [int(d) for d in obj]}
         if isinstance(obj, (dict, list, tuple)):
             if id(obj) in self.active:
                 raise ValueError(f"ember.save: the object at '{_path_name(path)}' contains itself")
@@ -96,7 +99,7 @@ class _Flattener:
         raise TypeError(
             f"ember.save: cannot save an object of type {type(obj).__name__} at "
             f"'{_path_name(path)}' (supported: tensors, dict, list, tuple, None, bool, int, float, "
-            f"str, ember.dtype, ember.device)"
+            f"str, ember.dtype, ember.device, ember.Size)"
         )
 
 
@@ -160,6 +163,8 @@ class _Rebuilder:
                     return dtype
                 if tag == "device" and isinstance(value, str):
                     return _C.device(value)
+                if tag == "size" and isinstance(value, list) and all(type(d) is int for d in value):
+                    return Size(value)
         self.fail(f"a malformed node in the structure: {n!r:.80}")
 
     def tensor(self, n):

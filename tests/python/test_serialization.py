@@ -98,7 +98,11 @@ def test_nested_optimizer_state_round_trips_exactly(tmp_path):
             }
         ],
         "plain": [None, True, -7, 2.5, float("inf"), -0.0, "text", 10**30, {"nested": ()}],
-        "types": {"dtype": ember.bfloat16, "device": ember.device("cpu")},
+        "types": {
+            "dtype": ember.bfloat16,
+            "device": ember.device("cpu"),
+            "size": ember.Size([2, 3]),
+        },
         1.5: "float key",
         None: "none key",
         True: "bool key",

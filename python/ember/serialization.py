@@ -27,6 +27,10 @@ def _path_name(path):
     return ".".join(str(p) for p in path) if path else "tensor"
 
 
+def _where(path):
+    return f"'{_path_name(path)}'" if path else "the top level"
+
+
 class _Flattener:
     """Walks an object: collects (name, tensor) pairs and returns its structure as JSON data."""
 
@@ -78,7 +82,7 @@ class _Flattener:
             return {"size": [int(d) for d in obj]}
         if isinstance(obj, (dict, list, tuple)):
             if id(obj) in self.active:
-                raise ValueError(f"ember.save: the object at '{_path_name(path)}' contains itself")
+                raise ValueError(f"ember.save: the object at {_where(path)} contains itself")
             self.active.add(id(obj))
             try:
                 if isinstance(obj, dict):
@@ -88,7 +92,7 @@ class _Flattener:
                         if not isinstance(k, _PLAIN_KEY_TYPES):
                             raise TypeError(
                                 f"ember.save: dict keys must be str, int, float, bool or None, "
-                                f"got {type(k).__name__} at '{_path_name(path)}'"
+                                f"got {type(k).__name__} at {_where(path)}"
                             )
                         entries.append([self.node(k, ()), self.node(v, (*path, k))])
                     return {tag: entries}
@@ -96,10 +100,11 @@ class _Flattener:
                 return {tag: [self.node(v, (*path, i)) for i, v in enumerate(obj)]}
             finally:
                 self.active.discard(id(obj))
+        hint = " (save its state_dict() instead)" if hasattr(obj, "state_dict") else ""
         raise TypeError(
-            f"ember.save: cannot save an object of type {type(obj).__name__} at "
-            f"'{_path_name(path)}' (supported: tensors, dict, list, tuple, None, bool, int, float, "
-            f"str, ember.dtype, ember.device, ember.Size)"
+            f"ember.save: cannot save an object of type {type(obj).__name__} at {_where(path)}"
+            f"{hint}; supported: tensors, dict, list, tuple, None, bool, int, float, str, "
+            f"ember.dtype, ember.device, ember.Size"
         )
 
 

@@ -169,6 +169,8 @@ def test_map_location_and_torch_keywords(tmp_path):
 def test_save_errors(tmp_path):
     with pytest.raises(TypeError, match="cannot save an object of type object at 'a.0'"):
         ember.save({"a": [object()]}, tmp_path / "x")
+    with pytest.raises(TypeError, match="type set at the top level"):
+        ember.save(set(), tmp_path / "x")
     with pytest.raises(TypeError, match="dict keys must be"):
         ember.save({(1, 2): 3}, tmp_path / "x")
     loop = []
@@ -180,6 +182,23 @@ def test_save_errors(tmp_path):
     with pytest.raises(RuntimeError, match=r"\[ember.save\].*No such file or directory"):
         ember.save({}, tmp_path / "missing" / "x")
     assert os.listdir(tmp_path) == []
+
+
+def test_module_state_dict_and_parameters():
+    if not hasattr(ember.nn, "Linear"):
+        pytest.skip("ember.nn has no modules in this tree")
+    model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2))
+    buf = io.BytesIO()
+    ember.save({"model": model.state_dict(), "p": ember.nn.Parameter(ember.ones(2))}, buf)
+    buf.seek(0)
+    back = ember.load(buf)
+    assert type(back["p"]) is ember.nn.Parameter and back["p"].requires_grad
+    other = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2))
+    other.load_state_dict(back["model"])
+    x = ember.randn(5, 3)
+    assert other(x).tolist() == model(x).tolist()
+    with pytest.raises(TypeError, match="Sequential at the top level \\(save its state_dict"):
+        ember.save(model, io.BytesIO())
 
 
 def test_failed_save_keeps_the_old_file(tmp_path):

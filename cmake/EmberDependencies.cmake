@@ -8,6 +8,9 @@ find_package(dnnl CONFIG REQUIRED)
 # Highway: SIMD with run-time dispatch (the vectorised loops of backend/cpu/simd.cpp).
 find_package(hwy CONFIG REQUIRED)
 
+# nlohmann-json (header-only): the JSON headers of safetensors checkpoints (ember/io).
+find_package(nlohmann_json 3 REQUIRED)
+
 # OpenBLAS, the OpenMP build, so it shares ember's one thread pool (see docs/design/threads.md):
 # float64 matrix products.
 find_path(OPENBLAS_INCLUDE_DIR cblas.h

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build ccache git pkg-config clang-format
   python3 python3-venv python3-dev
-  libdnnl-dev libopenblas-openmp-dev libhwy-dev libgtest-dev libgmock-dev
+  libdnnl-dev libopenblas-openmp-dev libhwy-dev libgtest-dev libgmock-dev nlohmann-json3-dev
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -26,7 +26,7 @@ fi
 python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "nanobind>=2.4" numpy pytest pytest-xdist ruff
+  "scikit-build-core>=0.10" "nanobind>=2.4" numpy pytest pytest-xdist ruff safetensors
 
 # Developers may keep symlinks to a CMake build in python/ember; they must not enter the wheel.
 find python/ember -maxdepth 1 -name '*.so*' -type l -delete

@@ -179,12 +179,14 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 # The neural-network kernels, one module per topic.
 from ember.nn import (  # noqa: E402
     _functional_conv,
+    _functional_layers,
     _functional_loss,
     _functional_norm,
     _functional_pool,
     _functional_rnn,
 )
 from ember.nn._functional_conv import *  # noqa: E402, F403
+from ember.nn._functional_layers import *  # noqa: E402, F403
 from ember.nn._functional_loss import *  # noqa: E402, F403
 from ember.nn._functional_norm import *  # noqa: E402, F403
 from ember.nn._functional_pool import *  # noqa: E402, F403
@@ -196,4 +198,5 @@ __all__ += (
     + _functional_norm.__all__
     + _functional_loss.__all__
     + _functional_rnn.__all__
+    + _functional_layers.__all__
 )

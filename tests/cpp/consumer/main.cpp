@@ -1,11 +1,12 @@
 // Uses the installed headers and library; returns nonzero on a wrong result.
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <ember/ember.h>
 
-int main() {
+int main(int argc, char** argv) {
   // [[1, 2], [3, 4]] @ [1, 1] = [3, 7]; then 3^2 + 7^2 = 58, and d/dv = 2 * A^T (A v) = [48, 68].
   const ember::Tensor a = ember::tensor({{1.f, 2.f}, {3.f, 4.f}});
   ember::Tensor v = ember::ones({2}, ember::TensorOptions().requires_grad());
@@ -34,5 +35,16 @@ int main() {
     std::fprintf(stderr, "wrong nn::Linear result\n");
     return 1;
   }
+  // A checkpoint round trip: ember::save / ember::load link without their JSON library, which
+  // ember uses privately.
+  ember::StateDict sd;
+  sd.insert("grad", v.grad());
+  const std::string path = std::string(argc > 1 ? argv[1] : ".") + "/consumer.safetensors";
+  ember::save(sd, path);
+  if (ember::load(path).at("grad").to_vector<float>() != grad) {
+    std::fprintf(stderr, "wrong checkpoint round trip\n");
+    return 1;
+  }
+  std::remove(path.c_str());
   return 0;
 }

@@ -1,12 +1,14 @@
 """The nn layers, one file per topic as in PyTorch; each file lists its public names in __all__."""
 
 from ember.nn.modules.activation import *  # noqa: F403
+from ember.nn.modules.adaptive import *  # noqa: F403
 from ember.nn.modules.batchnorm import *  # noqa: F403
 from ember.nn.modules.container import *  # noqa: F403
 from ember.nn.modules.conv import *  # noqa: F403
 from ember.nn.modules.distance import *  # noqa: F403
 from ember.nn.modules.dropout import *  # noqa: F403
 from ember.nn.modules.flatten import *  # noqa: F403
+from ember.nn.modules.fold import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
 from ember.nn.modules.linear import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403

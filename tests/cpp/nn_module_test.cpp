@@ -3,7 +3,9 @@
 // forwards of Linear / Conv2d / BatchNorm, default init, and a training loop that learns.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
@@ -430,6 +432,34 @@ TEST(NnModule, ResumingFromStateDictsContinuesTrainingExactly) {
   EXPECT_EQ(step(*b, opt_b), a4);
   EXPECT_EQ(step(*b, opt_b), a5);
   EXPECT_EQ(b->buffer("1.num_batches_tracked").item<int64_t>(), 5);
+}
+
+// Module state dicts through ember::save / ember::load (safetensors): a round trip into a fresh
+// model, and the checkpoint the Python front end wrote (tests/data/make_small_model.py) loaded
+// into the same architecture built in C++.
+TEST(NnModule, CheckpointsThroughEmberSaveAndLoad) {
+  ember::manual_seed(12);
+  auto a = std::make_shared<Net>();
+  a->forward(ember::randn({2, 1, 4, 4}));  // running stats off their defaults
+  const std::string path =
+      testing::TempDir() + "/nn_module_test_" + std::to_string(::getpid()) + ".safetensors";
+  ember::save(a->state_dict(), path);
+  auto b = std::make_shared<Net>();
+  b->load_state_dict(ember::load(path));
+  std::remove(path.c_str());
+  for (const auto& [k, v] : a->state_dict())
+    EXPECT_TRUE(ember::equal(b->state_dict().at(k), v)) << k;
+
+  auto seq = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(2, 3),
+                                              std::make_shared<nn::ReLU>(),
+                                              std::make_shared<nn::Linear>(3, 1));
+  const nn::LoadStateDictResult r =
+      seq->load_state_dict(ember::load(EMBER_TEST_DATA_DIR "/small_model.safetensors"), false);
+  EXPECT_TRUE(r.missing_keys.empty());
+  EXPECT_EQ(r.unexpected_keys, Names{"steps"});
+  // x = [1, 2]: relu(W0 x + b0) = [2, 2, 10]; then 0.25 * 2 - 0.5 * 2 + 10 - 1.25 = 8.25 (the
+  // bfloat16 and float64 entries are converted into the float32 parameters).
+  EXPECT_EQ(seq->forward(ember::tensor({1.f, 2.f})).item<float>(), 8.25f);
 }
 
 }  // namespace

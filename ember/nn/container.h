@@ -47,6 +47,10 @@ class Sequential : public Module {
   template <SequentialModule M>
   void push_back(const std::string& name, std::shared_ptr<M> module) {
     EMBER_CHECK_VALUE(module != nullptr, "[Sequential.push_back] module '", name, "' is null");
+    // A replaced child would leave its old entry in the chain: names must be new.
+    for (const auto& [k, m] : named_children())
+      EMBER_CHECK_VALUE(k != name, "[Sequential.push_back] a module named '", name,
+                        "' is already in the Sequential");
     register_module(name, module);
     entries_.push_back({module, [module](const Tensor& x) { return Tensor(module->forward(x)); }});
   }

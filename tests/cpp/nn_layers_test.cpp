@@ -252,6 +252,8 @@ TEST(NnLayers, ContainersIndexNameAndChain) {
   EXPECT_EQ(seq->at<nn::Linear>(0)->in_features, 2);
   EXPECT_EMBER_ERROR(seq->at<nn::Linear>(2), ErrorKind::Type, "is a ReLU");
   EXPECT_EMBER_ERROR((*seq)[3], ErrorKind::Index, "index 3 is out of range for 3 modules");
+  EXPECT_EMBER_ERROR(seq->push_back("act", std::make_shared<nn::Tanh>()), ErrorKind::Value,
+                     "a module named 'act' is already in the Sequential");
   auto lin = seq->at<nn::Linear>(0);
   const Tensor x = ember::tensor({{1.f, -1.f}});
   expect_same(seq->forward(x), ember::relu(lin->forward(x) * 2));

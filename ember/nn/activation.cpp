@@ -1,6 +1,9 @@
 #include "ember/nn/activation.h"
 
+#include <vector>
+
 #include "ember/nn/repr_util.h"
+#include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
 
@@ -44,6 +47,29 @@ Hardtanh::Hardtanh(double min_val, double max_val)
 Tensor Hardtanh::forward(const Tensor& input) const { return hardtanh(input, min_val, max_val); }
 std::string Hardtanh::extra_repr() const {
   return "min_val=" + detail::py_float(min_val) + ", max_val=" + detail::py_float(max_val);
+}
+
+PReLU::PReLU(int64_t num_parameters, double init)
+    : Module("PReLU"), num_parameters(num_parameters) {
+  EMBER_CHECK_VALUE(num_parameters > 0, "[PReLU] num_parameters must be positive, got ",
+                    num_parameters);
+  weight = register_parameter("weight", full({num_parameters}, init));
+}
+
+// Composed from where and mul (ember has no fused prelu op); autograd gives both gradients.
+Tensor PReLU::forward(const Tensor& input) const {
+  Tensor w = weight;
+  if (num_parameters > 1) {
+    EMBER_CHECK_VALUE(input.dim() >= 1, "[PReLU] a 0-d input needs num_parameters=1");
+    const int64_t channel_dim = input.dim() >= 2 ? 1 : 0;
+    EMBER_CHECK_VALUE(input.size(channel_dim) == num_parameters, "[PReLU] expected ",
+                      num_parameters, " channels in dim ", channel_dim, ", got ",
+                      input.size(channel_dim));
+    std::vector<int64_t> shape(size_t(input.dim()), 1);
+    shape[size_t(channel_dim)] = num_parameters;
+    w = weight.view(shape);
+  }
+  return where(input >= 0, input, w * input);
 }
 
 Tensor Softmax::forward(const Tensor& input) const { return softmax(input, dim); }

@@ -70,6 +70,18 @@ class Hardtanh : public Module {
   double min_val, max_val;
 };
 
+// max(0, x) + weight * min(0, x), with one learnable slope or one per channel (dim 1).
+class PReLU : public Module {
+ public:
+  explicit PReLU(int64_t num_parameters = 1, double init = 0.25);
+  Tensor forward(const Tensor& input) const;
+  std::string extra_repr() const override {
+    return "num_parameters=" + std::to_string(num_parameters);
+  }
+  int64_t num_parameters;
+  Tensor weight;
+};
+
 // dim is required here: PyTorch's implicit-dim choice (dim=None) is deprecated.
 class Softmax : public Module {
  public:

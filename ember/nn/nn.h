@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ember/nn/activation.h"
+#include "ember/nn/attention.h"
 #include "ember/nn/container.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/dropout.h"

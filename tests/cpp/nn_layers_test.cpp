@@ -357,6 +357,75 @@ TEST(NnLayers, PaddingLayersCallPad) {
                      "[ZeroPad2d] padding takes 1 or 4 values, got 3");
 }
 
+// Against numbers from torch.nn.MultiheadAttention(4, 2) 2.15 with the same deterministic
+// weights (0.3 * sin(0.7 i + k) for the k-th parameter) and input (sin(0.37 i), [3, 2, 4]).
+TEST(NnLayers, MultiheadAttentionMatchesTorchNumbers) {
+  nn::MultiheadAttention mha(4, 2);
+  std::vector<std::string> names;
+  ember::StateDict sd;
+  int64_t k = 0;
+  for (const auto& [name, p] : mha.named_parameters()) {
+    names.push_back(name);
+    const Tensor w =
+        ember::sin(ember::arange(p.numel(), ember::kFloat64) * 0.7 + double(k++)) * 0.3;
+    sd.insert(name, w.to(ember::kFloat32).reshape(p.sizes()));
+  }
+  EXPECT_EQ(names, (Names{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"}));
+  mha.load_state_dict(sd);
+  const Tensor x =
+      ember::sin(ember::arange(24, ember::kFloat64) * 0.37).to(ember::kFloat32).view({3, 2, 4});
+  const Tensor kpm = ember::tensor({0, 0, 0, 0, 0, 1}).to(ember::kBool).view({2, 3});
+  auto [out, w] = mha.forward(x, x, x, kpm);
+  const std::vector<float> want_out = {
+      -0.00196813792f, -0.189306065f,   -0.18397373f,    -0.438673258f,   0.0658149421f,
+      -0.245227277f,   -0.146376371f,   -0.453602225f,   -0.00655347109f, -0.179890752f,
+      -0.197131038f,   -0.423294395f,   -0.00418739766f, -0.192499712f,   -0.175736219f,
+      -0.451002777f,   -0.00113116577f, -0.189576596f,   -0.1843009f,     -0.437786222f,
+      0.0771758333f,   -0.257616729f,   -0.134390026f,   -0.463800371f};
+  const std::vector<float> want_w = {
+      0.315119028f, 0.328671187f, 0.356209815f, 0.351949513f, 0.330055237f, 0.31799525f,
+      0.315357417f, 0.335974514f, 0.348668069f, 0.423155755f, 0.576844275f, 0.f,
+      0.581767976f, 0.418232024f, 0.f,          0.374025375f, 0.625974655f, 0.f};
+  expect_same(out, ember::tensor(want_out).view({3, 2, 4}), 1e-5);
+  expect_same(w, ember::tensor(want_w).view({2, 3, 3}), 1e-5);
+  // A causal bool attn_mask, per-head weights.
+  const Tensor causal = ember::triu(ember::ones({3, 3}), 1).to(ember::kBool);
+  auto [out2, w2] = mha.forward(x, x, x, {}, true, causal, false);
+  EXPECT_EQ(vec(w2.sizes()), (Shape{2, 2, 3, 3}));
+  expect_same(w2[1][1].flatten(),
+              ember::tensor({1.f, 0.f, 0.f, 0.483941406f, 0.516058624f, 0.f, 0.283391923f,
+                             0.433872908f, 0.282735109f}),
+              1e-5);
+  expect_same(out2[0][0],
+              ember::tensor({-0.09619762f, -0.0991170928f, -0.259700388f, -0.386159599f}), 1e-5);
+  // batch_first and unbatched inputs give the same numbers.
+  nn::MultiheadAttention bf(4, 2, {.batch_first = true});
+  bf.load_state_dict(sd);
+  expect_same(bf.forward(x.transpose(0, 1), x.transpose(0, 1), x.transpose(0, 1), kpm).first,
+              out.transpose(0, 1), 1e-6);
+  const Tensor x0 = x.select(1, 0);
+  expect_same(mha.forward(x0, x0, x0).first, out.select(1, 0), 1e-6);
+  EXPECT_FALSE(mha.forward(x, x, x, {}, false).second.defined());
+  EXPECT_EMBER_ERROR(nn::MultiheadAttention(6, 4), ErrorKind::Value, "divisible by num_heads");
+}
+
+TEST(NnLayers, PReLULearnsOneSlopePerChannel) {
+  nn::PReLU prelu(3);
+  EXPECT_EQ(prelu.weight.to_vector<float>(), std::vector<float>(3, 0.25f));
+  {
+    ember::NoGradGuard g;
+    prelu.weight.copy_(ember::tensor({0.1f, 0.2f, 0.3f}));
+  }
+  const Tensor x = ember::tensor({{-1.f, 2.f, -3.f}});
+  const Tensor y = prelu.forward(x);
+  expect_same(y, ember::tensor({{-0.1f, 2.f, -0.9f}}));
+  y.sum().backward();
+  expect_same(prelu.weight.grad(), ember::tensor({-1.f, 0.f, -3.f}));
+  EXPECT_EQ(prelu.repr(), "PReLU(num_parameters=3)");
+  EXPECT_EMBER_ERROR(prelu.forward(ember::ones({2, 4})), ErrorKind::Value, "expected 3 channels");
+  expect_same(nn::PReLU().forward(ember::tensor({-4.f, 4.f})), ember::tensor({-1.f, 4.f}));
+}
+
 TEST(NnLayers, ApplyAndNonStrictLoadResult) {
   auto seq = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(2, 2),
                                               std::make_shared<nn::ReLU>(),

@@ -15,4 +15,5 @@
 #include "ember/nn/padding.h"
 #include "ember/nn/pooling.h"
 #include "ember/nn/rnn.h"
+#include "ember/nn/transformer.h"
 #include "ember/nn/upsampling.h"

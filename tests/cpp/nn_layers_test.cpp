@@ -409,6 +409,47 @@ TEST(NnLayers, MultiheadAttentionMatchesTorchNumbers) {
   EXPECT_EMBER_ERROR(nn::MultiheadAttention(6, 4), ErrorKind::Value, "divisible by num_heads");
 }
 
+// Against torch.nn.TransformerEncoderLayer(4, 2, dim_feedforward=6) 2.15 in eval mode, post-norm
+// with relu and pre-norm with gelu, weights and input as in the MultiheadAttention test.
+TEST(NnLayers, TransformerEncoderLayerMatchesTorchNumbers) {
+  const Tensor x =
+      ember::sin(ember::arange(24, ember::kFloat64) * 0.37).to(ember::kFloat32).view({3, 2, 4});
+  const Tensor kpm = ember::tensor({0, 0, 0, 0, 0, 1}).to(ember::kBool).view({2, 3});
+  const std::vector<float> want_post = {
+      -0.418284953f, -0.581186235f,  0.1736480f,    0.306863695f,  -0.54248035f,  -0.243543759f,
+      0.314331532f,  0.182003289f,   -0.547764242f, -0.246633798f, 0.297889769f,  0.195864707f,
+      -0.578864038f, -0.0898874849f, 0.17967084f,   0.205715328f,  -0.445215017f, -0.535890579f,
+      0.148132667f,  0.320311397f,   -0.541328728f, -0.23050499f,  0.319466680f,  0.172411233f};
+  const std::vector<float> want_pre = {
+      0.345873654f,  0.488485515f,  0.637806177f,  0.595168829f,   1.3226347f,      1.11924875f,
+      0.744862676f,  0.211212337f,  0.511810303f,  -0.0304587483f, -0.580857933f,   -1.11697686f,
+      -0.630705476f, -0.842556596f, -0.945101738f, -0.9758600f,    -0.00944322348f, 0.134380043f,
+      0.330844939f,  0.378716111f,  1.2260993f,    1.15074706f,    0.910815001f,    0.480042636f};
+  for (bool norm_first : {false, true}) {
+    nn::TransformerEncoderLayer layer(4, 2,
+                                      {.dim_feedforward = 6,
+                                       .activation = norm_first ? "gelu" : "relu",
+                                       .norm_first = norm_first});
+    ember::StateDict sd;
+    Names names;
+    int64_t k = 0;
+    for (const auto& [name, p] : layer.named_parameters()) {
+      names.push_back(name);
+      const Tensor w =
+          ember::sin(ember::arange(p.numel(), ember::kFloat64) * 0.7 + double(k++)) * 0.3;
+      sd.insert(name, w.to(ember::kFloat32).reshape(p.sizes()));
+    }
+    EXPECT_EQ(names, (Names{"self_attn.in_proj_weight", "self_attn.in_proj_bias",
+                            "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+                            "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+                            "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias"}));
+    layer.load_state_dict(sd);
+    layer.eval();
+    expect_same(layer.forward(x, {}, kpm),
+                ember::tensor(norm_first ? want_pre : want_post).view({3, 2, 4}), 1e-5);
+  }
+}
+
 TEST(NnLayers, PReLULearnsOneSlopePerChannel) {
   nn::PReLU prelu(3);
   EXPECT_EQ(prelu.weight.to_vector<float>(), std::vector<float>(3, 0.25f));

@@ -48,5 +48,6 @@ NB_MODULE(_C, m) {
   py::init_nn_norm(m);
   py::init_nn_loss(m);
   py::init_nn_rnn(m);
+  py::init_optim(m);
   py::release_tensor_class();
 }

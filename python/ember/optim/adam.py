@@ -36,13 +36,13 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         _check_lr(lr)
-        if not 0.0 <= eps:
+        if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
+        if not weight_decay >= 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         _check_not_differentiable(type(self).__name__, differentiable)
         if fused and foreach:

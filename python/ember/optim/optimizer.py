@@ -284,7 +284,7 @@ def _new_step() -> Any:
 def _check_lr(lr: Any) -> None:
     if isinstance(lr, ember.Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= _to_float(lr):
+    if not _to_float(lr) >= 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 

@@ -34,13 +34,13 @@ class RMSprop(Optimizer):
         differentiable: bool = False,
     ) -> None:
         _check_lr(lr)
-        if not 0.0 <= eps:
+        if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
+        if not momentum >= 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
+        if not weight_decay >= 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
+        if not alpha >= 0.0:
             raise ValueError(f"Invalid alpha value: {alpha}")
         _check_not_differentiable("RMSprop", differentiable)
         defaults = {

@@ -27,7 +27,7 @@ required = _RequiredParameter()
 
 def _typename(obj: Any) -> str:
     if isinstance(obj, ember.Tensor):
-        return obj.type()
+        return f"ember.Tensor ({obj.dtype})"
     module = type(obj).__module__
     name = type(obj).__qualname__
     return name if module in ("builtins", None) else f"{module}.{name}"

@@ -135,7 +135,16 @@ TEST(Optim, LoadStateDictRejectsAMismatch) {
   opt.step();
   const ember::StateDict sd = opt.state_dict();
   optim::Adam other({param({1, 2, 3})});
-  EXPECT_THROW(other.load_state_dict(sd), ember::Error);
+  EXPECT_EMBER_ERROR(other.load_state_dict(sd), ember::ErrorKind::Value,
+                     "'state.0.exp_avg' has shape [2] but its parameter has shape [3]");
+  ember::StateDict bad = sd;
+  bad.insert("param_groups.0.lr", ember::scalar_tensor(0.5, ember::kFloat64));
+  bad.insert("param_groups.0.momentum", ember::scalar_tensor(0.9, ember::kFloat64));
+  optim::Adam same({param({1, 2})}, {.lr = 0.25});
+  EXPECT_EMBER_ERROR(same.load_state_dict(bad), ember::ErrorKind::Value,
+                     "unknown option 'param_groups.0.momentum'");
+  EXPECT_EQ(same.lr(0), 0.25);  // a bad dict changes nothing
+  EXPECT_TRUE(same.state(0, 0).empty());
   Tensor a = param({1}), b = param({1});
   optim::Adam two({a});
   two.add_param_group({b});

@@ -12,7 +12,7 @@ from typing import Any
 
 import ember
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer"]
 
 
 class _RequiredParameter:

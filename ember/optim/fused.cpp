@@ -23,9 +23,6 @@ void check_params(const std::vector<Tensor>& params, const char* op) {
     check_cpu(p, op, "params", i);
     EMBER_CHECK_TYPE(p.dtype() == kFloat32 || p.dtype() == kFloat64, "[", op, "] params[", i,
                      "] has dtype ", p.dtype(), ": expected float32 or float64");
-    EMBER_CHECK_TYPE(p.dtype() == params[0].dtype(), "[", op,
-                     "] expected one dtype for all params, got ", params[0].dtype(),
-                     " (params[0]) and ", p.dtype(), " (params[", i, "])");
     EMBER_CHECK(p.is_contiguous(), "[", op, "] params[", i, "] must be contiguous");
   }
 }
@@ -92,6 +89,33 @@ std::vector<Tensor> contiguous_grads(const std::vector<Tensor>& grads,
   return out;
 }
 
+// The kernels take one dtype per call: parameter indices grouped by dtype, in first-seen order
+// (one group, the usual case, costs a copy of the handles and nothing else).
+std::vector<std::vector<size_t>> by_dtype(const std::vector<Tensor>& params) {
+  std::vector<std::vector<size_t>> groups;
+  std::vector<DType> dtypes;
+  for (size_t i = 0; i < params.size(); ++i) {
+    size_t g = 0;
+    while (g < dtypes.size() && dtypes[g] != params[i].dtype()) ++g;
+    if (g == dtypes.size()) {
+      dtypes.push_back(params[i].dtype());
+      groups.emplace_back();
+    }
+    groups[g].push_back(i);
+  }
+  return groups;
+}
+
+// v's entries at idx; an empty (unused) list stays empty.
+template <class T>
+std::vector<T> pick(const std::vector<T>& v, const std::vector<size_t>& idx) {
+  std::vector<T> out;
+  if (v.empty()) return out;
+  out.reserve(idx.size());
+  for (size_t i : idx) out.push_back(v[i]);
+  return out;
+}
+
 void bump(const std::vector<Tensor>& list) {
   for (const Tensor& t : list) t.storage()->bump_version();
 }
@@ -125,8 +149,11 @@ void adam_(const std::vector<Tensor>& params,
     step_size[i] = lr / (1 - std::pow(beta1, steps[i]));
     bc2_sqrt[i] = std::sqrt(1 - std::pow(beta2, steps[i]));
   }
-  cpu::fused_adam(params, g, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step_size, bc2_sqrt,
-                  {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_adam(pick(params, idx), pick(g, idx), pick(exp_avgs, idx), pick(exp_avg_sqs, idx),
+                    amsgrad ? pick(max_exp_avg_sqs, idx) : std::vector<Tensor>{},
+                    pick(step_size, idx), pick(bc2_sqrt, idx),
+                    {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
   bump(params);
   bump(exp_avgs);
   bump(exp_avg_sqs);
@@ -163,8 +190,9 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
     }
     check_list(bufs, params, op, "momentum_buffers");
   }
-  cpu::fused_sgd(params, g, bufs, first,
-                 {lr, momentum, dampening, weight_decay, nesterov, maximize});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_sgd(pick(params, idx), pick(g, idx), pick(bufs, idx), pick(first, idx),
+                   {lr, momentum, dampening, weight_decay, nesterov, maximize});
   bump(params);
   bump(bufs);
   return bufs;
@@ -191,8 +219,11 @@ void rmsprop_(const std::vector<Tensor>& params,
   if (momentum > 0) check_list(momentum_buffers, params, op, "momentum_buffers");
   if (params.empty()) return;
   bump_steps(state_steps, params.size(), op);  // RMSprop's update does not use the count
-  cpu::fused_rmsprop(params, g, square_avgs, grad_avgs, momentum_buffers,
-                     {lr, alpha, eps, weight_decay, momentum, centered, maximize});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_rmsprop(pick(params, idx), pick(g, idx), pick(square_avgs, idx),
+                       centered ? pick(grad_avgs, idx) : std::vector<Tensor>{},
+                       momentum > 0 ? pick(momentum_buffers, idx) : std::vector<Tensor>{},
+                       {lr, alpha, eps, weight_decay, momentum, centered, maximize});
   bump(params);
   bump(square_avgs);
   if (centered) bump(grad_avgs);
@@ -215,7 +246,9 @@ void adagrad_(const std::vector<Tensor>& params,
   if (params.empty()) return;
   std::vector<double> clr = bump_steps(state_steps, params.size(), op);
   for (double& c : clr) c = lr / (1 + (c - 1) * lr_decay);
-  cpu::fused_adagrad(params, g, state_sums, clr, {eps, weight_decay, maximize});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_adagrad(pick(params, idx), pick(g, idx), pick(state_sums, idx), pick(clr, idx),
+                       {eps, weight_decay, maximize});
   bump(params);
   bump(state_sums);
 }

@@ -266,6 +266,23 @@ def test_two_groups_use_their_own_lr_and_params_without_grad_are_skipped():
     assert opt.param_groups[1]["lr"] == 0.1 and opt.param_groups[1]["betas"] == (0.9, 0.999)
 
 
+def test_float32_and_float64_params_in_one_group():
+    arrays, params = make_params()
+    params[1] = ember.tensor(arrays[1], dtype=ember.float32, requires_grad=True)
+    grads = grad_sequence()
+    opt = optim.Adam(params, lr=0.01)
+    for gs in grads:
+        for p, g in zip(params, gs):
+            p.grad = ember.tensor(g, dtype=p.dtype)
+        opt.step()
+    want = ref_adam(arrays, grads, 0.01)
+    assert (
+        params[1].dtype == ember.float32 and opt.state[params[1]]["exp_avg"].dtype == ember.float32
+    )
+    np.testing.assert_allclose(params[1].detach().numpy(), want[1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(params[2].detach().numpy(), want[2], rtol=1e-10, atol=1e-12)
+
+
 def test_adam_state_holds_step_and_moments():
     _, params = make_params()
     opt = optim.Adam(params, amsgrad=True)

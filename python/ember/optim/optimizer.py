@@ -277,8 +277,10 @@ class Optimizer:
 
 
 def _new_step() -> Any:
-    """A fresh state['step']: a float32 scalar tensor, as PyTorch's non-fused optimizers keep."""
-    return ember.zeros((), dtype=ember.float32)
+    """A fresh state['step']: a scalar tensor, float32 unless the default dtype is float64 (as
+    PyTorch's non-fused optimizers keep it)."""
+    dtype = ember.float64 if ember.get_default_dtype() == ember.float64 else ember.float32
+    return ember.zeros((), dtype=dtype)
 
 
 def _check_lr(lr: Any) -> None:

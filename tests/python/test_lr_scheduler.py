@@ -177,3 +177,37 @@ def test_step_with_an_epoch_uses_the_closed_form_and_warns():
     with pytest.warns(UserWarning, match="epoch parameter"):
         s.step(5)
     assert opt.param_groups[0]["lr"] == 0.25
+
+
+def test_constant_lr():
+    opt = make_opt(1.0)
+    got = lrs(opt, sched.ConstantLR(opt, factor=0.5, total_iters=3), 5)
+    assert got == pytest.approx([0.5, 0.5, 0.5, 1.0, 1.0], rel=1e-12)
+
+
+def test_polynomial_lr():
+    opt = make_opt(1.0)
+    got = lrs(opt, sched.PolynomialLR(opt, total_iters=4, power=2.0), 6)
+    assert got == pytest.approx([(1 - min(e, 4) / 4) ** 2 for e in range(6)], abs=1e-12)
+
+
+def test_cosine_annealing_warm_restarts_doubles_the_period():
+    opt = make_opt(1.0)
+    s = sched.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2, eta_min=0.0)
+    got = lrs(opt, s, 8)
+    # Periods of 2, then 4, then 8 epochs, each starting again at the base lr.
+    t_cur = [0, 1, 0, 1, 2, 3, 0, 1]
+    t_i = [2, 2, 4, 4, 4, 4, 8, 8]
+    want = [(1 + math.cos(math.pi * c / i)) / 2 for c, i in zip(t_cur, t_i)]
+    assert got == pytest.approx(want, rel=1e-12)
+    s.step(1.5)  # a fractional epoch within the first period
+    assert opt.param_groups[0]["lr"] == pytest.approx((1 + math.cos(math.pi * 1.5 / 2)) / 2)
+
+
+def test_old_lr_scheduler_name_can_be_subclassed():
+    class Halving(sched._LRScheduler):
+        def get_lr(self):
+            return [b * 0.5**self.last_epoch for b in self.base_lrs]
+
+    opt = make_opt(1.0)
+    assert lrs(opt, Halving(opt), 3) == [1.0, 0.5, 0.25]

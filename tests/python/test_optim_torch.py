@@ -69,6 +69,9 @@ SCHEDULERS = [
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": 12}),
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": 12, "anneal_strategy": "linear"}),
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": 12, "three_phase": True}),
+    ("ConstantLR", {"factor": 0.25, "total_iters": 3}),
+    ("PolynomialLR", {"total_iters": 6, "power": 1.5}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.05}),
 ]
 
 

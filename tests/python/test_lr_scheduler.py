@@ -1,6 +1,7 @@
 """ember.optim.lr_scheduler: the lr sequence of each scheduler against closed-form values."""
 
 import math
+import warnings
 
 import pytest
 
@@ -150,6 +151,7 @@ def test_reduce_lr_on_plateau_max_mode_with_an_absolute_threshold():
 def test_state_dict_round_trip_resumes_the_schedule():
     opt = make_opt(1.0)
     s = sched.CosineAnnealingLR(opt, T_max=6)
+    opt.step()
     for _ in range(3):
         s.step()
     sd = s.state_dict()
@@ -174,6 +176,7 @@ def test_scheduler_needs_an_optimizer_and_initial_lr_when_resuming():
 def test_step_with_an_epoch_uses_the_closed_form_and_warns():
     opt = make_opt(1.0)
     s = sched.StepLR(opt, step_size=2, gamma=0.5)
+    opt.step()
     with pytest.warns(UserWarning, match="epoch parameter"):
         s.step(5)
     assert opt.param_groups[0]["lr"] == 0.25
@@ -211,3 +214,25 @@ def test_old_lr_scheduler_name_can_be_subclassed():
 
     opt = make_opt(1.0)
     assert lrs(opt, Halving(opt), 3) == [1.0, 0.5, 0.25]
+
+
+def test_multiplicative_and_chained():
+    opt = make_opt(1.0)
+    s = sched.ChainedScheduler(
+        [sched.MultiplicativeLR(opt, lambda e: 0.5), sched.ConstantLR(opt, 0.5, total_iters=2)]
+    )
+    # Multiplicative halves every epoch; ConstantLR halves epochs 0 and 1 only.
+    assert lrs(opt, s, 4) == pytest.approx([0.5, 0.25, 0.25, 0.125])
+
+
+def test_scheduler_step_before_optimizer_step_warns():
+    opt = make_opt(1.0)
+    s = sched.StepLR(opt, step_size=1)
+    with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+        s.step()
+    opt2 = make_opt(1.0)
+    s2 = sched.StepLR(opt2, step_size=1)
+    opt2.step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s2.step()

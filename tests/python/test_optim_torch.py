@@ -94,6 +94,24 @@ def test_scheduler_matches_torch(name, kw, opt):
         ts.step()
 
 
+def test_multiplicative_and_chained_match_torch():
+    e, t = both()
+    eo, to = ember.optim.SGD(e, lr=1.0), torch.optim.SGD(t, lr=1.0)
+    el, tl = ember.optim.lr_scheduler, torch.optim.lr_scheduler
+    es = el.ChainedScheduler(
+        [el.MultiplicativeLR(eo, lambda k: 0.9), el.StepLR(eo, step_size=2, gamma=0.5)]
+    )
+    ts = tl.ChainedScheduler(
+        [tl.MultiplicativeLR(to, lambda k: 0.9), tl.StepLR(to, step_size=2, gamma=0.5)]
+    )
+    for _ in range(6):
+        assert es.get_last_lr() == pytest.approx(ts.get_last_lr(), rel=1e-12)
+        eo.step()
+        to.step()
+        es.step()
+        ts.step()
+
+
 def test_sequential_and_plateau_match_torch():
     e, t = both()
     eo, to = ember.optim.SGD(e, lr=1.0), torch.optim.SGD(t, lr=1.0)

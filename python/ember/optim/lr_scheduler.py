@@ -1,9 +1,11 @@
 """optim.lr_scheduler: learning-rate schedules as torch.optim.lr_scheduler (same formulas, the
 recursive ones included, so a schedule gives the same lr sequence as PyTorch's)."""
 
+import functools
 import math
 import types
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -26,6 +28,8 @@ __all__ = [
     "ConstantLR",
     "PolynomialLR",
     "CosineAnnealingWarmRestarts",
+    "MultiplicativeLR",
+    "ChainedScheduler",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -52,6 +56,24 @@ def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
         group[key] = value
 
 
+def _track_optimizer_step(opt: Optimizer) -> None:
+    """Wraps opt.step (once) so that it records that it ran: scheduler.step() warns when it comes
+    first, as PyTorch does. The wrapper holds the optimizer weakly, so no cycle keeps it alive."""
+    if hasattr(opt.step, "_wrapped_by_lr_sched"):
+        return
+    func = opt.step.__func__
+    opt_ref = weakref.ref(opt)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        o = opt_ref()
+        o._opt_called = True
+        return func.__get__(o, o.__class__)(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True
+    opt.step = wrapper
+
+
 class LRScheduler:
     """Base class of the schedulers: subclasses compute get_lr() for ``last_epoch``."""
 
@@ -74,6 +96,7 @@ class LRScheduler:
                     )
         self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        _track_optimizer_step(optimizer)
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -100,6 +123,24 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         """Advances one epoch (call it after optimizer.step()) and sets the groups' lr."""
+        if self._step_count == 1:
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn(
+                    "Seems like `optimizer.step()` has been overridden after learning rate "
+                    "scheduler initialization. Please, make sure to call `optimizer.step()` "
+                    "before `lr_scheduler.step()`.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn(
+                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. You should "
+                    "call them in the opposite order: `optimizer.step()` before "
+                    "`lr_scheduler.step()`. Failure to do this will result in skipping the "
+                    "first value of the learning rate schedule.",
+                    UserWarning,
+                    stacklevel=2,
+                )
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
@@ -722,3 +763,51 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
             _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
+
+
+class MultiplicativeLR(LambdaLR):
+    """lr *= lr_lambda(epoch) every epoch (one function or one per group)."""
+
+    def get_lr(self) -> list[Any]:
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        groups = self.optimizer.param_groups
+        return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, groups)]
+
+
+class ChainedScheduler(LRScheduler):
+    """Steps several schedulers of one optimizer together, each applying its change in turn."""
+
+    def __init__(self, schedulers: list[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{name} expects at least one scheduler to be chained, but got no scheduler."
+            )
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if not hasattr(s, "optimizer"):
+                raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it requires "
+                    "additional kwargs to be specified when calling `step`, but got one at "
+                    f"index {i} in the given schedulers sequence."
+                )
+            if optimizer is not s.optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but got "
+                    f"scheduler {type(s).__name__} at index {i} has {s.optimizer}, which is "
+                    f"different from {type(optimizer).__name__}."
+                )
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _group_values(schedulers[-1].optimizer, "lr")
+
+    def step(self) -> None:  # type: ignore[override]
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
+
+    state_dict = SequentialLR.state_dict
+    load_state_dict = SequentialLR.load_state_dict

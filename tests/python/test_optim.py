@@ -487,3 +487,42 @@ def test_one_step_over_many_tensors_is_the_same_on_one_and_two_threads():
 
     for a, b in zip(once(1), once(2)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_step_and_state_dict_hooks():
+    _, params = make_params()
+    opt = optim.SGD(params, lr=0.1)
+    calls = []
+    pre = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append(("pre", o is opt)))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append(("post", len(args))))
+    g = optim.optimizer.register_optimizer_step_pre_hook(lambda o, a, k: calls.append("global"))
+    run(opt, params, grad_sequence(steps=1))
+    assert calls == ["global", ("pre", True), ("post", 1)]
+    pre.remove()
+    g.remove()
+    calls.clear()
+    run(opt, params, grad_sequence(steps=1))
+    assert calls == [("post", 1)]
+
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    assert opt.state_dict()["extra"] == 1
+    seen = []
+    opt.register_load_state_dict_pre_hook(lambda o, sd: seen.append(sorted(sd)))
+    opt.register_load_state_dict_post_hook(lambda o: seen.append("done"))
+    opt.load_state_dict(opt.state_dict())
+    assert seen == [["extra", "param_groups", "state"], "done"]
+
+
+def test_a_step_pre_hook_may_replace_the_arguments():
+    w = ember.tensor([1.0], dtype=ember.float64, requires_grad=True)
+    opt = optim.SGD([w], lr=0.5)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w * 3).sum()
+        loss.backward()
+        return loss
+
+    opt.register_step_pre_hook(lambda o, args, kwargs: ((o,), {"closure": closure}))
+    assert float(opt.step()) == 3.0  # the hook supplied the closure
+    np.testing.assert_allclose(w.detach().numpy(), [-0.5])

@@ -4,8 +4,10 @@ Subclasses gather each group's parameters that have gradients and make one fused
 group (ember._C._optim); this class holds everything that is not arithmetic.
 """
 
+import functools
+import itertools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 from typing import Any
@@ -13,6 +15,72 @@ from typing import Any
 import ember
 
 __all__ = ["Optimizer"]
+
+_global_step_pre_hooks: OrderedDict[int, Any] = OrderedDict()
+_global_step_post_hooks: OrderedDict[int, Any] = OrderedDict()
+_hook_ids = itertools.count()
+
+
+class _RemovableHandle:
+    """What register_*_hook returns: remove() unregisters the hook (a context manager too)."""
+
+    def __init__(self, hooks: OrderedDict[int, Any]) -> None:
+        self._hooks = hooks
+        self.id = next(_hook_ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> "_RemovableHandle":
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        self.remove()
+
+
+def _add_hook(hooks: OrderedDict[int, Any], hook: Any, prepend: bool = False) -> _RemovableHandle:
+    handle = _RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def register_optimizer_step_pre_hook(hook: Any) -> _RemovableHandle:
+    """A hook(optimizer, args, kwargs) run before every optimizer's step()."""
+    return _add_hook(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Any) -> _RemovableHandle:
+    """A hook(optimizer, args, kwargs) run after every optimizer's step()."""
+    return _add_hook(_global_step_post_hooks, hook)
+
+
+def _with_step_hooks(func: Any) -> Any:
+    """Wraps a class's step so that it runs the global and per-optimizer hooks around it."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        self = args[0]
+        for pre in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            result = pre(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(
+                        f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
+                        f"{result}."
+                    )
+        out = func(*args, **kwargs)
+        for post in chain(
+            self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()
+        ):
+            post(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
 
 
 class _RequiredParameter:
@@ -49,6 +117,16 @@ class Optimizer:
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict[int, Any] = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict[int, Any] = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict[int, Any] = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict[int, Any] = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict[int, Any] = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict[int, Any] = OrderedDict()
+        # As PyTorch: the class's step is wrapped once, the first time an instance is made.
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _with_step_hooks(cls.step)
         if isinstance(params, ember.Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be "
@@ -81,6 +159,9 @@ class Optimizer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        for kind in ("step", "state_dict", "load_state_dict"):  # absent after unpickling
+            for when in ("pre", "post"):
+                self.__dict__.setdefault(f"_optimizer_{kind}_{when}_hooks", OrderedDict())
 
     def __repr__(self) -> str:
         s = self.__class__.__name__ + " ("
@@ -163,6 +244,34 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
+    def register_step_pre_hook(self, hook: Any) -> _RemovableHandle:
+        """hook(optimizer, args, kwargs) before step(); it may return new (args, kwargs)."""
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Any) -> _RemovableHandle:
+        """hook(optimizer, args, kwargs) after step()."""
+        return _add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Any, prepend: bool = False) -> _RemovableHandle:
+        """hook(optimizer) before state_dict()."""
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Any, prepend: bool = False) -> _RemovableHandle:
+        """hook(optimizer, state_dict) after state_dict(); it may return a new state dict."""
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(
+        self, hook: Any, prepend: bool = False
+    ) -> _RemovableHandle:
+        """hook(optimizer, state_dict) before load_state_dict(); it may return a new dict."""
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(
+        self, hook: Any, prepend: bool = False
+    ) -> _RemovableHandle:
+        """hook(optimizer) after load_state_dict()."""
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of all parameters: to None (default) or to zeros."""
         for group in self.param_groups:
@@ -195,6 +304,8 @@ class Optimizer:
         Parameters are numbered across the groups in order; the state's tensors are the
         optimizer's own (not copies), as in PyTorch.
         """
+        for pre in self._optimizer_state_dict_pre_hooks.values():
+            pre(self)
         mapping: dict[int, int] = {}
         index = 0
 
@@ -211,7 +322,12 @@ class Optimizer:
         state = {
             (mapping[id(k)] if isinstance(k, ember.Tensor) else k): v for k, v in self.state.items()
         }
-        return {"state": state, "param_groups": param_groups}
+        sd = {"state": state, "param_groups": param_groups}
+        for post in self._optimizer_state_dict_post_hooks.values():
+            result = post(self, sd)
+            if result is not None:
+                sd = result
+        return sd
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads a state_dict() of an optimizer with the same group and parameter counts.
@@ -219,6 +335,11 @@ class Optimizer:
         State tensors are copied (cast to their parameter's dtype, except "step"), so the
         optimizer never shares memory with the dict it was loaded from.
         """
+        state_dict = state_dict.copy()
+        for pre in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -262,6 +383,8 @@ class Optimizer:
 
         param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
         self.__setstate__({"state": state, "param_groups": param_groups})
+        for post in self._optimizer_load_state_dict_post_hooks.values():
+            post(self)
 
     # ---- helpers for the subclasses ----------------------------------------------------------
 

@@ -21,8 +21,8 @@ void check_params(const std::vector<Tensor>& params, const char* op) {
     const Tensor& p = params[i];
     EMBER_CHECK_VALUE(p.defined(), "[", op, "] params[", i, "] is an undefined tensor");
     check_cpu(p, op, "params", i);
-    EMBER_CHECK_TYPE(p.dtype() == kFloat32 || p.dtype() == kFloat64, "[", op, "] params[", i,
-                     "] has dtype ", p.dtype(), ": expected float32 or float64");
+    EMBER_CHECK_TYPE(p.is_floating_point(), "[", op, "] params[", i, "] has dtype ", p.dtype(),
+                     ": expected a floating-point dtype");
     EMBER_CHECK(p.is_contiguous(), "[", op, "] params[", i, "] must be contiguous");
   }
 }

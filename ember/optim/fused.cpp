@@ -47,31 +47,32 @@ void check_list(const std::vector<Tensor>& list,
   }
 }
 
-// Adds 1 to each step tensor and returns the new counts, one per parameter.
+// Adds 1 to each step tensor and returns the new counts, one per parameter. All are checked
+// before any changes, so a bad list leaves every count as it was.
 std::vector<double> bump_steps(const std::vector<Tensor>& steps, size_t n, const char* op) {
   EMBER_CHECK_VALUE(steps.size() == n || steps.size() == 1, "[", op,
                     "] expected one state_steps tensor per param (", n,
                     ") or one for the group, got ", steps.size());
-  std::vector<double> out(n);
   for (size_t i = 0; i < steps.size(); ++i) {
     const Tensor& s = steps[i];
     EMBER_CHECK_VALUE(s.defined(), "[", op, "] state_steps[", i, "] is an undefined tensor");
     check_cpu(s, op, "state_steps", i);
     EMBER_CHECK(s.numel() == 1, "[", op, "] state_steps[", i,
                 "] must hold one value, got a tensor of shape ", s.sizes());
-    double v = 0;
-    if (s.dtype() == kFloat32) {
-      v = double(*static_cast<float*>(s.data_ptr()) += 1);
-    } else if (s.dtype() == kFloat64) {
-      v = *static_cast<double*>(s.data_ptr()) += 1;
-    } else if (s.dtype() == kInt64) {
-      v = double(*static_cast<int64_t*>(s.data_ptr()) += 1);
-    } else {
-      EMBER_FAIL_KIND(ErrorKind::Type, "[", op, "] state_steps[", i, "] has dtype ", s.dtype(),
-                      ": expected float32, float64 or int64");
-    }
+    EMBER_CHECK_TYPE(s.dtype() == kFloat32 || s.dtype() == kFloat64 || s.dtype() == kInt64, "[", op,
+                     "] state_steps[", i, "] has dtype ", s.dtype(),
+                     ": expected float32, float64 or int64");
+  }
+  std::vector<double> out(n);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Tensor& s = steps[i];
+    if (s.dtype() == kFloat32)
+      out[i] = double(*static_cast<float*>(s.data_ptr()) += 1);
+    else if (s.dtype() == kFloat64)
+      out[i] = *static_cast<double*>(s.data_ptr()) += 1;
+    else
+      out[i] = double(*static_cast<int64_t*>(s.data_ptr()) += 1);
     s.storage()->bump_version();
-    out[i] = v;
   }
   if (steps.size() == 1) out.assign(n, out[0]);
   return out;

@@ -174,6 +174,13 @@ TEST(Optim, FusedOpsCheckTheirLists) {
   EXPECT_EMBER_ERROR(
       optim::adam_({p}, {g}, {m}, {m}, {}, {s, s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
       ember::ErrorKind::Value, "[adam_] expected one state_steps tensor per param (1)");
+  // A bad step tensor is refused before any count moves.
+  const Tensor s2 = ember::zeros({}, ember::kFloat32);
+  EXPECT_EMBER_ERROR(
+      optim::adam_({p, p.clone()}, {g, g}, {m, m.clone()}, {m.clone(), m.clone()}, {},
+                   {s2, ember::zeros({}, ember::kInt32)}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
+      ember::ErrorKind::Type, "state_steps[1] has dtype int32");
+  EXPECT_EQ(s2.item<double>(), 0);
   // Parameters of both float dtypes in one call; each state tensor has its parameter's dtype.
   const Tensor p32 = ember::zeros({2}, ember::kFloat32);
   EXPECT_EMBER_ERROR(optim::sgd_({p, p32}, {g, g}, {}, 0.1, 0, 0, 0, false, false),

@@ -15,4 +15,8 @@
 #include "ember/ops/ops.h"
 #include "ember/ops/print.h"
 #include "ember/ops/registry.h"
+#include "ember/optim/adam.h"
+#include "ember/optim/fused.h"
+#include "ember/optim/lr_scheduler.h"
+#include "ember/optim/sgd.h"
 #include "ember/version.h"

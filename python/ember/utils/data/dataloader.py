@@ -1,3 +1,562 @@
-"""utils.data: dataloader."""
+"""DataLoader: batches from a dataset, in the main process or in worker processes.
 
-__all__: list[str] = []
+With num_workers > 0 the workers are forked from the main process and hand batches back in
+sampler order. Memory: a forked worker shares the parent's pages until it writes them, and
+CPython writes every object it touches (reference counts) and every container a garbage
+collection visits, so workers slowly copy the parent's dataset. ember (1) freezes the garbage
+collector's view of the parent's objects before forking (gc.freeze), so no collection in a worker
+or in the parent writes them, and (2) recycles a worker whose private dirty memory passed
+`worker_memory_budget`: it hands in its batch and exits, and a fresh one is forked from the
+clean parent. See docs/design/data.md for the measurements."""
+
+import contextlib
+import gc
+import itertools
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+
+import ember
+from ember.utils.data import _worker
+from ember.utils.data._collate import default_collate, default_convert
+from ember.utils.data._worker import ExceptionWrapper, IterableStop, get_worker_info
+from ember.utils.data.dataset import IterableDataset
+from ember.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["DataLoader", "get_worker_info", "DEFAULT_WORKER_MEMORY_BUDGET"]
+
+# A worker whose Private_Dirty passes this many bytes is replaced by a fresh fork. The worker's
+# own working set (interpreter, one batch, the dataset's caches) must fit well below it.
+DEFAULT_WORKER_MEMORY_BUDGET = 64 * 1024 * 1024
+
+
+class _InfiniteConstantSampler(Sampler):
+    """None forever: the indices of an IterableDataset (the workers' streams decide the end)."""
+
+    def __iter__(self):
+        while True:
+            yield None
+
+
+class DataLoader:
+    """Combines a dataset and a sampler and iterates over batches, as torch.utils.data.DataLoader
+    (same arguments, defaults and errors). ember-only keyword: `worker_memory_budget` (bytes of
+    private dirty memory after which a worker is recycled; 0 disables recycling; default
+    DEFAULT_WORKER_MEMORY_BUDGET)."""
+
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+        worker_memory_budget=DEFAULT_WORKER_MEMORY_BUDGET,
+    ):
+        if num_workers < 0:
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to disable "
+                "multiprocessing."
+            )
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing."
+                "let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor "
+                "to None."
+            )
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if worker_memory_budget is None or worker_memory_budget < 0:
+            raise ValueError(
+                "DataLoader: worker_memory_budget should be a non-negative number of bytes, "
+                f"got {worker_memory_budget!r}"
+            )
+
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory  # no accelerator memory to pin into: accepted, no effect
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.in_order = in_order
+        self.worker_memory_budget = worker_memory_budget
+
+        is_iterable = isinstance(dataset, IterableDataset)
+        self._is_iterable = is_iterable
+        if is_iterable:
+            if shuffle not in (False, None):
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified shuffle option, "
+                    f"but got shuffle={shuffle}"
+                )
+            if sampler is not None:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified sampler option, "
+                    f"but got sampler={sampler}"
+                )
+            if batch_sampler is not None:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified batch_sampler option, "
+                    f"but got batch_sampler={batch_sampler}"
+                )
+        else:
+            shuffle = bool(shuffle)
+
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                    "sampler, and drop_last"
+                )
+            batch_size = None
+            drop_last = False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with "
+                "drop_last"
+            )
+
+        if sampler is None:
+            if is_iterable:
+                sampler = _InfiniteConstantSampler()
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.generator = generator
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._iterator = None
+        self.__initialized = True
+
+    @property
+    def multiprocessing_context(self):
+        return self.__multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading "
+                    f"(num_workers > 0), but got num_workers={self.num_workers}"
+                )
+            if isinstance(context, str):
+                methods = multiprocessing.get_all_start_methods()
+                if context not in methods:
+                    raise ValueError(
+                        "multiprocessing_context option should specify a valid start method in "
+                        f"{methods!r}, but got multiprocessing_context={context!r}"
+                    )
+                context = multiprocessing.get_context(context)
+            elif not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError(
+                    "multiprocessing_context option should be a valid context object or a "
+                    "string specifying the start method, but got "
+                    f"multiprocessing_context={context}"
+                )
+        self.__multiprocessing_context = context
+
+    def __setattr__(self, attr, val):
+        if self.__dict__.get("_DataLoader__initialized") and attr in (
+            "batch_size",
+            "batch_sampler",
+            "sampler",
+            "drop_last",
+            "dataset",
+            "persistent_workers",
+        ):
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is initialized"
+            )
+        super().__setattr__(attr, val)
+
+    @property
+    def _auto_collation(self):
+        return self.batch_sampler is not None
+
+    @property
+    def _index_sampler(self):
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def _get_iterator(self):
+        if self.num_workers == 0:
+            return _SingleProcessIter(self)
+        return _MultiProcessIter(self)
+
+    def __iter__(self):
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = self._get_iterator()
+            else:
+                self._iterator._reset(self)
+            return self._iterator
+        return self._get_iterator()
+
+    def __len__(self):
+        if self._is_iterable:
+            length = len(self.dataset)
+            if self.batch_size is not None:
+                if self.drop_last:
+                    length = length // self.batch_size
+                else:
+                    length = -(-length // self.batch_size)
+            return length
+        return len(self._index_sampler)
+
+
+class _BaseIter:
+    def __init__(self, loader):
+        self._dataset = loader.dataset
+        self._is_iterable = loader._is_iterable
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._index_sampler = loader._index_sampler
+        self._collate_fn = loader.collate_fn
+        self._len = loader.__len__
+        self._sampler_iter = iter(self._index_sampler)
+        # Drawn with or without workers, as PyTorch, so both consume the same random numbers
+        # and shuffle identically after the same manual_seed.
+        self._base_seed = int(ember.randint(0, 2**62, (), generator=loader.generator).item())
+        self._num_yielded = 0
+
+    def _reset(self, loader):
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        return data
+
+    def __len__(self):
+        return self._len()
+
+
+class _SingleProcessIter(_BaseIter):
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._fetcher = None
+        self._reset(loader)
+
+    def _reset(self, loader):
+        super()._reset(loader)
+        cls = _worker.IterableFetcher if self._is_iterable else _worker.MapFetcher
+        self._fetcher = cls(self._dataset, self._auto_collation, self._collate_fn, self._drop_last)
+
+    def _next_data(self):
+        index = next(self._sampler_iter)
+        return self._fetcher.fetch(index)
+
+
+# gc.freeze() is process-wide: frozen while any loader has workers, unfrozen after the last.
+_freeze_lock = threading.Lock()
+_freeze_users = 0
+
+
+def _freeze_acquire():
+    global _freeze_users
+    with _freeze_lock:
+        _freeze_users += 1
+        gc.freeze()
+
+
+def _freeze_refresh():
+    # Before each fork: objects made since the last freeze are moved out of the collector's
+    # reach too (gc.freeze is a list splice, O(1)).
+    gc.freeze()
+
+
+def _freeze_release():
+    global _freeze_users
+    with _freeze_lock:
+        _freeze_users -= 1
+        if _freeze_users == 0:
+            gc.unfreeze()
+
+
+_iter_ids = itertools.count()
+
+
+class _MultiProcessIter(_BaseIter):
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._num_workers = loader.num_workers
+        self._prefetch_factor = loader.prefetch_factor
+        self._timeout = loader.timeout
+        self._worker_init_fn = loader.worker_init_fn
+        self._persistent = loader.persistent_workers
+        self._memory_budget = loader.worker_memory_budget
+        ctx = loader.multiprocessing_context or multiprocessing.get_context()
+        self._ctx = ctx
+        self._forks = ctx.get_start_method() == "fork"
+        self._shm_prefix = os.path.join(
+            _worker._SHM_DIR, f"ember-dl-{os.getpid()}-{next(_iter_ids)}-"
+        )
+        self._shutdown = True  # nothing to shut down until the freeze below is held
+        self._processes = [None] * self._num_workers
+        self._index_conns = [None] * self._num_workers
+        self._result_conns = [None] * self._num_workers
+        self._generation = [0] * self._num_workers
+        self._send_idx = 0
+        self._rcvd_idx = 0
+        self._task_info = {}
+        _freeze_acquire()
+        self._shutdown = False
+        try:
+            for w in range(self._num_workers):
+                self._start_worker(w)
+        except BaseException:
+            self._shutdown_workers()
+            raise
+        self._reset(loader, first=True)
+
+    def _start_worker(self, w):
+        index_r, index_w = self._ctx.Pipe(duplex=False)
+        result_r, result_w = self._ctx.Pipe(duplex=False)
+        # With fork the child inherits every pipe end the main process holds; it closes them.
+        inherited = []
+        if self._forks:
+            inherited = [c for c in self._index_conns + self._result_conns if c is not None]
+            inherited += [index_w, result_r]
+        seed = self._base_seed + w + self._generation[w] * self._num_workers
+        p = self._ctx.Process(
+            target=_worker.worker_loop,
+            args=(
+                self._is_iterable,
+                self._dataset,
+                index_r,
+                result_w,
+                inherited,
+                self._auto_collation,
+                self._collate_fn,
+                self._drop_last,
+                seed,
+                self._worker_init_fn,
+                w,
+                self._num_workers,
+                self._memory_budget,
+                4,
+                self._shm_prefix,
+            ),
+            daemon=True,
+        )
+        _freeze_refresh()
+        p.start()
+        index_r.close()
+        result_w.close()
+        self._processes[w] = p
+        self._index_conns[w] = index_w
+        self._result_conns[w] = result_r
+
+    def _reset(self, loader, first=False):
+        super()._reset(loader)
+        # Results of tasks from an unfinished earlier epoch are dropped when they arrive.
+        self._task_info = {}
+        self._rcvd_idx = self._send_idx
+        self._active = [True] * self._num_workers
+        self._next_worker = itertools.cycle(range(self._num_workers))
+        if not first:
+            for conn in self._index_conns:
+                conn.send(("reset",))
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def _try_put_index(self):
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):
+            w = next(self._next_worker)
+            if self._active[w]:
+                break
+        else:
+            return  # every worker's stream has ended
+        self._index_conns[w].send((self._send_idx, index))
+        self._task_info[self._send_idx] = [w, index]
+        self._send_idx += 1
+
+    def _next_data(self):
+        while True:
+            # Skip tasks of workers whose IterableDataset stream has ended.
+            while self._rcvd_idx < self._send_idx:
+                info = self._task_info.get(self._rcvd_idx)
+                if info is not None and (len(info) == 3 or self._active[info[0]]):
+                    break
+                self._task_info.pop(self._rcvd_idx, None)
+                self._rcvd_idx += 1
+            else:
+                if not self._persistent:
+                    self._shutdown_workers()
+                raise StopIteration
+            info = self._task_info[self._rcvd_idx]
+            if len(info) == 3:
+                del self._task_info[self._rcvd_idx]
+                self._rcvd_idx += 1
+                return self._process_data(info[2])
+            w, msg = self._get_message()
+            if msg[0] == "retire":
+                self._recycle(w)
+                continue
+            _, task, data = msg
+            if isinstance(data, IterableStop):
+                self._active[w] = False
+                self._task_info.pop(task, None)
+                continue
+            if task not in self._task_info:
+                continue  # a stale result from an earlier epoch
+            if task != self._rcvd_idx:
+                self._task_info[task].append(data)
+                continue
+            del self._task_info[task]
+            self._rcvd_idx += 1
+            return self._process_data(data)
+
+    def _process_data(self, data):
+        self._try_put_index()
+        if isinstance(data, ExceptionWrapper):
+            data.reraise()
+        return data
+
+    def _get_message(self):
+        """The next message from any worker. Never hangs: a worker that died (killed by a
+        signal, os._exit) raises RuntimeError naming it; `timeout` > 0 bounds the wait."""
+        import time
+
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
+        while True:
+            conns = {c: w for w, c in enumerate(self._result_conns)}
+            sentinels = {p.sentinel: w for w, p in enumerate(self._processes)}
+            wait_s = 1.0 if deadline is None else max(0.0, min(1.0, deadline - time.monotonic()))
+            ready = multiprocessing.connection.wait(list(conns) + list(sentinels), wait_s)
+            for r in ready:
+                if r in conns:
+                    w = conns[r]
+                    try:
+                        payload = r.recv_bytes()
+                    except (EOFError, OSError):
+                        self._worker_died(w)
+                    return w, _worker.loads(payload)
+            for r in ready:
+                w = sentinels[r]
+                if not self._result_conns[w].poll():
+                    self._worker_died(w)
+            if deadline is not None and time.monotonic() >= deadline:
+                self._shutdown_workers()
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+
+    def _worker_died(self, w):
+        p = self._processes[w]
+        p.join(timeout=1.0)
+        code = p.exitcode
+        self._shutdown_workers()
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            raise RuntimeError(
+                f"DataLoader worker (pid {p.pid}) is killed by signal: {name} (exit code {code})."
+            )
+        raise RuntimeError(
+            f"DataLoader worker (pid {p.pid}) exited unexpectedly with exit code {code}."
+        )
+
+    def _recycle(self, w):
+        """Worker w passed its memory budget and has sent everything it fetched: fork a fresh
+        one and give it w's outstanding tasks, in order."""
+        old = self._processes[w]
+        old.join(timeout=10.0)
+        if old.is_alive():
+            old.terminate()
+            old.join()
+        self._index_conns[w].close()
+        self._result_conns[w].close()
+        self._index_conns[w] = self._result_conns[w] = None
+        self._generation[w] += 1
+        self._start_worker(w)
+        for task in sorted(self._task_info):
+            info = self._task_info[task]
+            if info[0] == w and len(info) == 2:
+                self._index_conns[w].send((task, info[1]))
+
+    def _shutdown_workers(self):
+        if self._shutdown:
+            return
+        self._shutdown = True
+        try:
+            for conn in self._index_conns:
+                if conn is not None:
+                    with contextlib.suppress(OSError):
+                        conn.send(None)
+            # Closing our result ends makes a worker blocked in a send get EPIPE and leave.
+            for conn in self._result_conns:
+                if conn is not None:
+                    conn.close()
+            for p in self._processes:
+                if p is None:
+                    continue
+                p.join(timeout=5.0)
+                if p.is_alive():
+                    p.terminate()
+                    p.join()
+            for conn in self._index_conns:
+                if conn is not None:
+                    conn.close()
+        finally:
+            _freeze_release()
+            self._remove_shm_files()
+
+    def _remove_shm_files(self):
+        # Batches the workers wrote that the main process never received.
+        directory, _, stem = self._shm_prefix.rpartition("/")
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            return
+        for name in names:
+            if name.startswith(stem):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, name))
+
+    def __del__(self):
+        if getattr(self, "_processes", None) is not None:
+            self._shutdown_workers()

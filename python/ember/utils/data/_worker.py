@@ -14,6 +14,7 @@ import io
 import os
 import pickle
 import random
+import resource
 import sys
 import traceback
 
@@ -254,7 +255,6 @@ def worker_loop(
     worker_id,
     num_workers,
     memory_budget,
-    check_every,
     shm_prefix,
 ):
     # A forked child shares the parent's OpenMP state but not its threads: one thread, as
@@ -282,7 +282,8 @@ def worker_loop(
         fetcher = fetcher_cls(dataset, auto_collation, collate_fn, drop_last)
     except Exception:
         init_error = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
-    done = 0
+    page_size = os.sysconf("SC_PAGE_SIZE")
+    next_check = 0
     try:
         while True:
             # Poll with a timeout so an orphaned worker notices its parent is gone.
@@ -321,12 +322,20 @@ def worker_loop(
             del data
             result_conn.send_bytes(payload)
             del payload
-            done += 1
             # An IterableDataset's stream lives in its worker: such workers are never recycled.
-            check = memory_budget and not is_iterable and done % check_every == 0
-            if check and private_dirty_bytes() > memory_budget:
-                result_conn.send_bytes(pickle.dumps(("retire",)))
-                break
+            # Reading smaps_rollup walks the page tables (tens of milliseconds with a 1 GB
+            # parent), so the trigger is the minor page fault count (getrusage, a microsecond):
+            # each fault adds at most one private page, so Private_Dirty cannot pass the budget
+            # before the faults since the last reading could have filled the room left.
+            if memory_budget and not is_iterable:
+                faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                if faults >= next_check:
+                    used = private_dirty_bytes()
+                    if used > memory_budget:
+                        result_conn.send_bytes(pickle.dumps(("retire",)))
+                        break
+                    room = max(memory_budget - used, memory_budget // 8)
+                    next_check = faults + room // page_size
     except (BrokenPipeError, EOFError, ConnectionResetError, KeyboardInterrupt):
         pass  # the main process stopped listening: just leave
     finally:

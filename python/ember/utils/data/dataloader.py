@@ -373,7 +373,6 @@ class _MultiProcessIter(_BaseIter):
                 w,
                 self._num_workers,
                 self._memory_budget,
-                4,
                 self._shm_prefix,
             ),
             daemon=True,
@@ -395,7 +394,8 @@ class _MultiProcessIter(_BaseIter):
         self._next_worker = itertools.cycle(range(self._num_workers))
         if not first:
             for conn in self._index_conns:
-                conn.send(("reset",))
+                with contextlib.suppress(OSError):
+                    conn.send(("reset",))
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
@@ -410,8 +410,11 @@ class _MultiProcessIter(_BaseIter):
                 break
         else:
             return  # every worker's stream has ended
-        self._index_conns[w].send((self._send_idx, index))
         self._task_info[self._send_idx] = [w, index]
+        # A worker that is retiring has closed its end: its retire message is on the way and
+        # the task will be resent to its successor (_recycle).
+        with contextlib.suppress(OSError):
+            self._index_conns[w].send((self._send_idx, index))
         self._send_idx += 1
 
     def _next_data(self):
@@ -480,14 +483,14 @@ class _MultiProcessIter(_BaseIter):
                 if not self._result_conns[w].poll():
                     self._worker_died(w)
             if deadline is not None and time.monotonic() >= deadline:
-                self._shutdown_workers()
+                self._shutdown_workers(kill=True)
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
 
     def _worker_died(self, w):
         p = self._processes[w]
         p.join(timeout=1.0)
         code = p.exitcode
-        self._shutdown_workers()
+        self._shutdown_workers(kill=True)
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -518,7 +521,9 @@ class _MultiProcessIter(_BaseIter):
             if info[0] == w and len(info) == 2:
                 self._index_conns[w].send((task, info[1]))
 
-    def _shutdown_workers(self):
+    def _shutdown_workers(self, kill=False):
+        """Stops the workers: asks them to leave, and terminates those that do not within 5 s
+        (at once with `kill`: after a timeout or a dead worker, a busy one is not waited for)."""
         if self._shutdown:
             return
         self._shutdown = True
@@ -534,6 +539,8 @@ class _MultiProcessIter(_BaseIter):
             for p in self._processes:
                 if p is None:
                     continue
+                if kill and p.is_alive():
+                    p.terminate()
                 p.join(timeout=5.0)
                 if p.is_alive():
                     p.terminate()

@@ -283,7 +283,9 @@ def worker_loop(
     except Exception:
         init_error = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
     page_size = os.sysconf("SC_PAGE_SIZE")
-    next_check = 0
+    # Just after the fork nothing is private yet: the first reading waits for a budget's worth
+    # of faults.
+    next_check = memory_budget // page_size
     try:
         while True:
             # Poll with a timeout so an orphaned worker notices its parent is gone.

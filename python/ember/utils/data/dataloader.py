@@ -9,6 +9,7 @@ or in the parent writes them, and (2) recycles a worker whose private dirty memo
 `worker_memory_budget`: it hands in its batch and exits, and a fresh one is forked from the
 clean parent. See docs/design/data.md for the measurements."""
 
+import atexit
 import contextlib
 import gc
 import itertools
@@ -304,6 +305,13 @@ def _freeze_refresh():
     gc.freeze()
 
 
+@atexit.register
+def _unfreeze_at_exit():
+    # Loaders still alive at exit: let the final collections see their objects again.
+    if _freeze_users:
+        gc.unfreeze()
+
+
 def _freeze_release():
     global _freeze_users
     with _freeze_lock:
@@ -335,6 +343,7 @@ class _MultiProcessIter(_BaseIter):
         self._index_conns = [None] * self._num_workers
         self._result_conns = [None] * self._num_workers
         self._generation = [0] * self._num_workers
+        self._retired = []  # recycled workers, possibly still exiting
         self._send_idx = 0
         self._rcvd_idx = 0
         self._task_info = {}
@@ -440,12 +449,12 @@ class _MultiProcessIter(_BaseIter):
                 self._recycle(w)
                 continue
             _, task, data = msg
+            if task not in self._task_info:
+                continue  # a stale result from an earlier epoch (an end of stream included)
             if isinstance(data, IterableStop):
                 self._active[w] = False
-                self._task_info.pop(task, None)
+                self._task_info.pop(task)
                 continue
-            if task not in self._task_info:
-                continue  # a stale result from an earlier epoch
             if task != self._rcvd_idx:
                 self._task_info[task].append(data)
                 continue
@@ -506,11 +515,10 @@ class _MultiProcessIter(_BaseIter):
     def _recycle(self, w):
         """Worker w passed its memory budget and has sent everything it fetched: fork a fresh
         one and give it w's outstanding tasks, in order."""
-        old = self._processes[w]
-        old.join(timeout=10.0)
-        if old.is_alive():
-            old.terminate()
-            old.join()
+        # The old worker is exiting; its teardown (unmapping a copy of the parent's address
+        # space) takes a while, so it is reaped later instead of waited for here.
+        self._retired = [p for p in self._retired if p.is_alive()]  # is_alive() reaps
+        self._retired.append(self._processes[w])
         self._index_conns[w].close()
         self._result_conns[w].close()
         self._index_conns[w] = self._result_conns[w] = None
@@ -536,7 +544,7 @@ class _MultiProcessIter(_BaseIter):
             for conn in self._result_conns:
                 if conn is not None:
                     conn.close()
-            for p in self._processes:
+            for p in self._processes + self._retired:
                 if p is None:
                     continue
                 if kill and p.is_alive():

@@ -269,3 +269,11 @@ def test_worker_recycled_past_memory_budget():
 def test_spawn_context():
     loader = DataLoader(Pairs(6), batch_size=3, num_workers=1, multiprocessing_context="spawn")
     assert as_lists(loader) == as_lists(DataLoader(Pairs(6), batch_size=3))
+
+
+def test_large_batches_go_inline_without_dev_shm(monkeypatch):
+    from ember.utils.data import _worker
+
+    monkeypatch.setattr(_worker, "_SHM_DIR", "/nonexistent-ember-test")
+    got = as_lists(DataLoader(Pairs(8, 20000), batch_size=4, num_workers=2))
+    assert got == as_lists(DataLoader(Pairs(8, 20000), batch_size=4))

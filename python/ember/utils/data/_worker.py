@@ -164,15 +164,22 @@ class _Pickler(pickle.Pickler):
 
         src = obj.detach().contiguous()
         path = f"{self.prefix}{next(self.counter)}"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-        self.paths.append(path)
+        view = memoryview((ctypes.c_char * src.nbytes).from_address(src.data_ptr())).cast("B")
         try:
-            view = memoryview((ctypes.c_char * src.nbytes).from_address(src.data_ptr())).cast("B")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError:
+            return None  # no /dev/shm here: pickle the bytes inline
+        try:
             written = 0
             while written < len(view):
                 written += os.write(fd, view[written:])
+        except OSError:
+            # /dev/shm is full (Docker's default is 64 MiB): this tensor goes inline.
+            os.unlink(path)
+            return None
         finally:
             os.close(fd)
+        self.paths.append(path)
         dtype_name = str(obj.dtype).rpartition(".")[2]
         return ("shm", path, dtype_name, tuple(obj.shape), obj.requires_grad)
 

@@ -221,7 +221,8 @@ class DataLoader:
 
     def __iter__(self):
         if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
+            # A new pool also after an error (a dead worker) shut the old one down.
+            if self._iterator is None or self._iterator._shutdown:
                 self._iterator = self._get_iterator()
             else:
                 self._iterator._reset(self)

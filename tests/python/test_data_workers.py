@@ -277,3 +277,25 @@ def test_large_batches_go_inline_without_dev_shm(monkeypatch):
     monkeypatch.setattr(_worker, "_SHM_DIR", "/nonexistent-ember-test")
     got = as_lists(DataLoader(Pairs(8, 20000), batch_size=4, num_workers=2))
     assert got == as_lists(DataLoader(Pairs(8, 20000), batch_size=4))
+
+
+class Environment(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return gc.get_freeze_count(), ember.get_num_threads()
+
+
+def test_workers_run_one_thread_and_never_collect_the_parents_objects():
+    from ember.utils.data import dataloader
+
+    gc.collect()  # iterators of earlier tests still waiting for collection
+    users = dataloader._freeze_users
+    got = list(DataLoader(Environment(), batch_size=None, num_workers=1))
+    # The parent's objects are in the permanent generation in the worker: no collection there
+    # writes their headers (copy-on-write stays shared).
+    assert all(frozen > 1000 and threads == 1 for frozen, threads in got)
+    assert dataloader._freeze_users == users
+    if users == 0:
+        assert gc.get_freeze_count() == 0  # unfrozen in the parent once the workers are gone

@@ -299,3 +299,12 @@ def test_workers_run_one_thread_and_never_collect_the_parents_objects():
     assert dataloader._freeze_users == users
     if users == 0:
         assert gc.get_freeze_count() == 0  # unfrozen in the parent once the workers are gone
+
+
+def test_budget_below_the_working_set_is_raised_with_a_warning():
+    # 4 MiB per batch against a 1 MiB budget: the first worker retires after one batch; the
+    # loader doubles the budget instead of forking for every batch.
+    loader = DataLoader(Hungry(), batch_size=4, num_workers=1, worker_memory_budget=1 << 20)
+    with pytest.warns(RuntimeWarning, match="raising the budget to"):
+        got = [x for b in loader for x in b.tolist()]
+    assert got == list(range(48))

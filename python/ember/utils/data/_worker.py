@@ -3,7 +3,8 @@
 Protocol, one pair of pipes per worker (no shared queue, so no lock a dying worker could hold):
 main -> worker: (task, indices) to fetch, ("reset",) to restart an iterable dataset's stream
 (persistent workers), None to stop. Worker -> main: ("batch", task, data), then, when its private
-memory passed the budget, ("retire",) and it exits; the loader forks a fresh one.
+memory passed the budget, ("retire", batches done, private bytes) and it exits; the loader forks
+a fresh one.
 
 Tensors of at least _SHM_MIN_BYTES travel through a file in /dev/shm: the worker writes the bytes
 once, the main process maps the file (no copy) and unlinks it at once. Smaller ones are pickled
@@ -293,6 +294,7 @@ def worker_loop(
     # Just after the fork nothing is private yet: the first reading waits for a budget's worth
     # of faults.
     next_check = memory_budget // page_size
+    done = 0
     try:
         while True:
             # Poll with a timeout so an orphaned worker notices its parent is gone.
@@ -331,6 +333,7 @@ def worker_loop(
             del data
             result_conn.send_bytes(payload)
             del payload
+            done += 1
             # An IterableDataset's stream lives in its worker: such workers are never recycled.
             # Reading smaps_rollup walks the page tables (tens of milliseconds with a 1 GB
             # parent), so the trigger is the minor page fault count (getrusage, a microsecond):
@@ -341,7 +344,7 @@ def worker_loop(
                 if faults >= next_check:
                     used = private_dirty_bytes()
                     if used > memory_budget:
-                        result_conn.send_bytes(pickle.dumps(("retire",)))
+                        result_conn.send_bytes(pickle.dumps(("retire", done, used)))
                         break
                     room = max(memory_budget - used, memory_budget // 8)
                     next_check = faults + room // page_size

@@ -18,6 +18,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+import warnings
 
 import ember
 from ember.utils.data import _worker
@@ -322,6 +323,10 @@ def _freeze_release():
 
 
 _iter_ids = itertools.count()
+# A worker that passes its budget within fewer batches than this has a working set larger than
+# the budget: the budget is doubled (up to _MAX_AUTO_BUDGET) rather than forking per batch.
+_MIN_BATCHES_PER_LIFE = 4
+_MAX_AUTO_BUDGET = 4 << 30
 
 
 class _MultiProcessIter(_BaseIter):
@@ -447,7 +452,7 @@ class _MultiProcessIter(_BaseIter):
                 return self._process_data(info[2])
             w, msg = self._get_message()
             if msg[0] == "retire":
-                self._recycle(w)
+                self._recycle(w, *msg[1:])
                 continue
             _, task, data = msg
             if task not in self._task_info:
@@ -513,9 +518,22 @@ class _MultiProcessIter(_BaseIter):
             f"DataLoader worker (pid {p.pid}) exited unexpectedly with exit code {code}."
         )
 
-    def _recycle(self, w):
+    def _recycle(self, w, batches, used):
         """Worker w passed its memory budget and has sent everything it fetched: fork a fresh
         one and give it w's outstanding tasks, in order."""
+        if batches < _MIN_BATCHES_PER_LIFE and self._memory_budget < _MAX_AUTO_BUDGET:
+            # The worker's own working set does not fit the budget: forking after every batch or
+            # two would crawl. Double the budget for this iterator's workers, and say so once.
+            old_budget = self._memory_budget
+            self._memory_budget = min(max(2 * old_budget, 2 * used), _MAX_AUTO_BUDGET)
+            warnings.warn(
+                f"DataLoader worker {w} used {used / 2**20:.0f} MiB of private memory within "
+                f"{batches} batches, over worker_memory_budget ({old_budget / 2**20:.0f} MiB); "
+                f"raising the budget to {self._memory_budget / 2**20:.0f} MiB for this iterator "
+                "(pass a larger worker_memory_budget, or 0 to disable recycling)",
+                RuntimeWarning,
+                stacklevel=4,
+            )
         # The old worker is exiting; its teardown (unmapping a copy of the parent's address
         # space) takes a while, so it is reaped later instead of waited for here.
         self._retired = [p for p in self._retired if p.is_alive()]  # is_alive() reaps

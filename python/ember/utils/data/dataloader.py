@@ -301,9 +301,14 @@ def _freeze_acquire():
         gc.freeze()
 
 
-def _freeze_refresh():
+def _freeze_refresh(collect):
     # Before each fork: objects made since the last freeze are moved out of the collector's
-    # reach too (gc.freeze is a list splice, O(1)).
+    # reach too (gc.freeze is a list splice, O(1)). Before a recycled worker's fork, the garbage
+    # made since the last freeze (the training loop's cycles) is collected first, or it would
+    # stay frozen until the loader stops; that collection sees only the unfrozen objects, so it
+    # is cheap. (Not before the first fork: that one would walk the whole dataset.)
+    if collect:
+        gc.collect()
     gc.freeze()
 
 
@@ -392,7 +397,7 @@ class _MultiProcessIter(_BaseIter):
             ),
             daemon=True,
         )
-        _freeze_refresh()
+        _freeze_refresh(collect=self._generation[w] > 0)
         p.start()
         index_r.close()
         result_w.close()

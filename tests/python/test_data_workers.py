@@ -16,8 +16,8 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fork and /proc:
 
 
 class Pairs(Dataset):
-    """Sample i: (a 1-D float tensor of `width` copies of i, the label i % 3). Width 20000 makes
-    a batch of 4 larger than the shared-memory threshold (64 KiB); width 3 stays inline."""
+    """Sample i: (a 1-D float tensor of `width` copies of i, the label i % 3). Width 70000 makes
+    a batch of 4 larger than the shared-memory threshold (1 MiB); width 3 stays inline."""
 
     def __init__(self, n, width=3):
         self.n = n
@@ -39,7 +39,7 @@ def children():
         return [int(p) for p in f.read().split()]
 
 
-@pytest.mark.parametrize("width", [3, 20000])
+@pytest.mark.parametrize("width", [3, 70000])
 def test_workers_give_the_batches_of_one_process(width):
     ember.manual_seed(0)
     ref = as_lists(DataLoader(Pairs(23, width), batch_size=4, shuffle=True))
@@ -51,9 +51,11 @@ def test_workers_give_the_batches_of_one_process(width):
 
 def test_large_batch_arrives_through_shared_memory_and_is_writable():
     before = set(os.listdir("/dev/shm"))
-    loader = DataLoader(Pairs(8, 20000), batch_size=4, num_workers=2)
+    loader = DataLoader(Pairs(8, 70000), batch_size=4, num_workers=2)
     x, y = next(iter(loader))
-    assert x.shape == (4, 20000) and x[3, 0].item() == 3.0
+    assert x.shape == (4, 70000) and x[3, 0].item() == 3.0
+    with open("/proc/self/maps") as f:  # the batch is a mapping of an unlinked /dev/shm file
+        assert any("/dev/shm/ember-dl-" in line and "(deleted)" in line for line in f)
     x.add_(1.0)  # the mapping is private to this process now and writable
     assert x[3, 0].item() == 4.0
     assert not [n for n in set(os.listdir("/dev/shm")) - before if n.startswith("ember-dl-")]
@@ -275,8 +277,8 @@ def test_large_batches_go_inline_without_dev_shm(monkeypatch):
     from ember.utils.data import _worker
 
     monkeypatch.setattr(_worker, "_SHM_DIR", "/nonexistent-ember-test")
-    got = as_lists(DataLoader(Pairs(8, 20000), batch_size=4, num_workers=2))
-    assert got == as_lists(DataLoader(Pairs(8, 20000), batch_size=4))
+    got = as_lists(DataLoader(Pairs(8, 70000), batch_size=4, num_workers=2))
+    assert got == as_lists(DataLoader(Pairs(8, 70000), batch_size=4))
 
 
 class Environment(Dataset):

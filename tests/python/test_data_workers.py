@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fork and /proc:
 
 class Pairs(Dataset):
     """Sample i: (a 1-D float tensor of `width` copies of i, the label i % 3). Width 70000 makes
-    a batch of 4 larger than the shared-memory threshold (1 MiB); width 3 stays inline."""
+    a batch of 4 larger than the shared-memory threshold (512 KiB); width 3 stays inline."""
 
     def __init__(self, n, width=3):
         self.n = n

@@ -310,3 +310,16 @@ def test_budget_below_the_working_set_is_raised_with_a_warning():
     with pytest.warns(RuntimeWarning, match="raising the budget to"):
         got = [x for b in loader for x in b.tolist()]
     assert got == list(range(48))
+
+
+def test_persistent_loader_is_collected_with_its_workers():
+    gc.collect()
+    before = children()
+    loader = DataLoader(Pairs(8), batch_size=2, num_workers=2, persistent_workers=True)
+    assert len(list(loader)) == 4 and len(list(loader)) == 4
+    assert len(children()) == len(before) + 2
+    # No reference cycle through the iterator: the loader goes with its last reference, even
+    # though its objects were frozen (gc.freeze) before the workers were forked.
+    del loader
+    gc.collect()
+    assert children() == before

@@ -250,7 +250,12 @@ class _BaseIter:
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._collate_fn = loader.collate_fn
-        self._len = loader.__len__
+        # The length, not the loader: an iterator referring back to its loader would make a
+        # cycle, which gc.freeze() would keep from being collected while workers live.
+        try:
+            self._len = len(loader)
+        except TypeError:  # an unsized sampler or IterableDataset
+            self._len = None
         self._sampler_iter = iter(self._index_sampler)
         # Drawn with or without workers, as PyTorch, so both consume the same random numbers
         # and shuffle identically after the same manual_seed.
@@ -270,7 +275,9 @@ class _BaseIter:
         return data
 
     def __len__(self):
-        return self._len()
+        if self._len is None:
+            raise TypeError(f"the {type(self._dataset).__name__} or its sampler has no len()")
+        return self._len
 
 
 class _SingleProcessIter(_BaseIter):

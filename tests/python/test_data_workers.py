@@ -323,3 +323,18 @@ def test_persistent_loader_is_collected_with_its_workers():
     del loader
     gc.collect()
     assert children() == before
+
+
+def test_unpicklable_exception_type_arrives_as_runtime_error():
+    class LocalError(Exception):
+        pass
+
+    class Raising(Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            raise LocalError("boom")
+
+    with pytest.raises(RuntimeError, match="Caught LocalError in DataLoader worker process 0"):
+        list(DataLoader(Raising(), num_workers=1))

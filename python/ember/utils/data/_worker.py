@@ -74,12 +74,17 @@ class ExceptionWrapper:
 
     def __init__(self, where):
         exc_type, exc, _ = sys.exc_info()
-        self.exc_type = exc_type
         self.exc_msg = "".join(traceback.format_exception(exc_type, exc, exc.__traceback__))
         self.where = where
+        self.exc_name = exc_type.__name__
+        try:
+            pickle.dumps(exc_type)  # a class defined in a function cannot travel by reference
+        except Exception:
+            exc_type = RuntimeError  # raised with the original name in its message
+        self.exc_type = exc_type
 
     def reraise(self):
-        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
+        msg = f"Caught {self.exc_name} {self.where}.\nOriginal {self.exc_msg}"
         if self.exc_type is KeyError:
             msg = _KeyErrorMessage(msg)
         try:

@@ -55,3 +55,36 @@ def test_sampler_lengths_and_batching_match_torch():
         theirs = torch.utils.data.DataLoader(list(range(10)), **kwargs)
         assert len(ours) == len(theirs)
         assert to_py(list(ours)) == to_py(list(theirs))
+
+
+BAD_ARGUMENTS = [
+    {"num_workers": -1},
+    {"timeout": -1},
+    {"prefetch_factor": 2},
+    {"persistent_workers": True},
+    {"sampler": [0], "shuffle": True},
+    {"batch_sampler": [[0]], "batch_size": 2},
+    {"batch_size": None, "drop_last": True},
+    {"multiprocessing_context": "fork"},
+]
+
+
+@pytest.mark.parametrize("kwargs", BAD_ARGUMENTS)
+def test_argument_errors_match_torch(kwargs):
+    with pytest.raises(ValueError) as ours:
+        DataLoader(list(range(4)), **kwargs)
+    with pytest.raises(ValueError) as theirs:
+        torch.utils.data.DataLoader(list(range(4)), **kwargs)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_collate_errors_match_torch():
+    from torch.utils.data import default_collate as torch_collate
+
+    for batch in ([[1, 2], [3]], [object(), object()]):
+        with pytest.raises((RuntimeError, TypeError)) as ours:
+            default_collate(batch)
+        with pytest.raises((RuntimeError, TypeError)) as theirs:
+            torch_collate(batch)
+        assert type(ours.value) is type(theirs.value)
+        assert str(ours.value) == str(theirs.value)

@@ -34,17 +34,34 @@ def as_lists(batches):
     return [(x.tolist(), y.tolist()) for x, y in batches]
 
 
-def children():
-    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as f:
-        return [int(p) for p in f.read().split()]
+def children(pid=None):
+    """The worker processes: this process's descendants, minus fork servers (which have
+    children of their own). Zombies would show too."""
+    pid = os.getpid() if pid is None else pid
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        direct = [int(p) for p in f.read().split()]
+    out = []
+    for p in direct:
+        try:
+            grandchildren = children(p)
+        except OSError:
+            grandchildren = []
+        # A fork server is a process whose own children are workers; an idle server with none
+        # left counts as a process too, so a leak of it shows.
+        out += grandchildren if grandchildren else [p]
+    return out
 
 
-@pytest.mark.parametrize("width", [3, 70000])
-def test_workers_give_the_batches_of_one_process(width):
+# Budget 0: no recycling, so the workers are forked by the main process itself; otherwise by
+# the fork server. Both paths are tested.
+@pytest.mark.parametrize(("width", "budget"), [(3, None), (70000, None), (3, 0)])
+def test_workers_give_the_batches_of_one_process(width, budget):
     ember.manual_seed(0)
     ref = as_lists(DataLoader(Pairs(23, width), batch_size=4, shuffle=True))
     ember.manual_seed(0)
-    got = as_lists(DataLoader(Pairs(23, width), batch_size=4, shuffle=True, num_workers=2))
+    kwargs = {} if budget is None else {"worker_memory_budget": budget}
+    loader = DataLoader(Pairs(23, width), batch_size=4, shuffle=True, num_workers=2, **kwargs)
+    got = as_lists(loader)
     assert got == ref and len(got) == 6
     assert sorted(v[0] for x, _ in got for v in x) == list(range(23))
 
@@ -111,13 +128,15 @@ class Suicidal(Dataset):
         return i
 
 
-def test_killed_worker_raises_instead_of_hanging():
+@pytest.mark.parametrize("budget", [None, 0])
+def test_killed_worker_raises_instead_of_hanging(budget):
     before = children()
     start = time.monotonic()
+    kwargs = {} if budget is None else {"worker_memory_budget": budget}
     with pytest.raises(
         RuntimeError, match=r"DataLoader worker \(pid \d+\) is killed by signal: SIGKILL"
     ):
-        list(DataLoader(Suicidal(), batch_size=2, num_workers=2))
+        list(DataLoader(Suicidal(), batch_size=2, num_workers=2, **kwargs))
     assert time.monotonic() - start < 10
     time.sleep(0.1)
     assert children() == before  # the other worker was shut down too
@@ -131,9 +150,11 @@ class Exiting(Dataset):
         os._exit(3)
 
 
-def test_exiting_worker_names_exit_code():
+@pytest.mark.parametrize("budget", [None, 0])
+def test_exiting_worker_names_exit_code(budget):
+    kwargs = {} if budget is None else {"worker_memory_budget": budget}
     with pytest.raises(RuntimeError, match=r"exited unexpectedly with exit code 3"):
-        list(DataLoader(Exiting(), num_workers=1))
+        list(DataLoader(Exiting(), num_workers=1, **kwargs))
 
 
 class Slow(Dataset):

@@ -16,8 +16,12 @@ import itertools
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
+import select
 import signal
+import socket
 import threading
+import time
 import warnings
 
 import ember
@@ -341,6 +345,90 @@ _MIN_BATCHES_PER_LIFE = 4
 _MAX_AUTO_BUDGET = 4 << 30
 
 
+class _ForkServer:
+    """The main process's side of _worker.fork_server_loop (see there)."""
+
+    def __init__(self, ctx, worker_args):
+        self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._exits = {}  # pid -> exit code, as the server reports them
+        self.process = ctx.Process(
+            target=_worker.fork_server_loop,
+            args=(theirs, self._sock, worker_args, []),
+            daemon=True,
+        )
+        self.process.start()
+        theirs.close()
+
+    def fileno(self):
+        return self._sock.fileno()  # for multiprocessing.connection.wait
+
+    def _recv(self, timeout):
+        if not select.select([self._sock], [], [], timeout)[0]:
+            return None, []
+        data, fds, _, _ = socket.recv_fds(self._sock, 4096, 2)
+        if not data:
+            raise EOFError
+        msg = pickle.loads(data)
+        if msg[0] == "exit":
+            self._exits[msg[1]] = msg[2]
+        return msg, fds
+
+    def request(self, worker_id, seed, budget):
+        """Asks for a new worker; it arrives later through poll(). The main process goes on
+        meanwhile: that is the point of the server."""
+        try:
+            self._sock.send(pickle.dumps(("fork", worker_id, seed, budget)))
+        except OSError as e:
+            raise self._gone() from e
+
+    def poll(self, timeout):
+        """[(worker_id, pid, index connection, result connection)] of the workers forked since
+        the last call, waiting up to `timeout` for the first message."""
+        out = []
+        try:
+            while True:
+                msg, fds = self._recv(timeout)
+                if msg is None:
+                    return out
+                if msg[0] == "forked":
+                    index_conn = multiprocessing.connection.Connection(fds[0], readable=False)
+                    result_conn = multiprocessing.connection.Connection(fds[1], writable=False)
+                    out.append((msg[2], msg[1], index_conn, result_conn))
+                timeout = 0
+        except (OSError, EOFError) as e:
+            raise self._gone() from e
+
+    def _gone(self):
+        return RuntimeError(f"DataLoader fork server (pid {self.process.pid}) exited unexpectedly")
+
+    def exitcode(self, pid, timeout):
+        """The exit code of worker `pid` once the server reaped it, or None. Only used when
+        the loader is about to stop: a worker forked meanwhile is dropped."""
+        deadline = time.monotonic() + timeout
+        while pid not in self._exits:
+            left = deadline - time.monotonic()
+            try:
+                msg, fds = self._recv(max(left, 0))
+            except (OSError, EOFError):
+                break
+            for fd in fds:
+                os.close(fd)
+            if msg is None:
+                break
+        return self._exits.get(pid)
+
+    def stop(self, kill):
+        """Stops the server after its workers (asked to leave already) have exited; with
+        `kill` it terminates them at once."""
+        with contextlib.suppress(OSError):
+            self._sock.send(pickle.dumps(("stop", kill)))
+        self.process.join(timeout=10.0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join()
+        self._sock.close()
+
+
 class _MultiProcessIter(_BaseIter):
     def __init__(self, loader):
         super().__init__(loader)
@@ -362,20 +450,46 @@ class _MultiProcessIter(_BaseIter):
         self._result_conns = [None] * self._num_workers
         self._generation = [0] * self._num_workers
         self._retired = []  # recycled workers, possibly still exiting
+        self._pids = [None] * self._num_workers
+        self._server = None
         self._send_idx = 0
         self._rcvd_idx = 0
         self._task_info = {}
         _freeze_acquire()
         self._shutdown = False
         try:
+            # Workers that may be recycled are forked by a fork server, so that the forks do
+            # not stall this process (fork start method, map-style dataset, a budget).
+            if self._forks and not self._is_iterable and self._memory_budget > 0:
+                _freeze_refresh(collect=False)
+                self._server = _ForkServer(
+                    ctx,
+                    {
+                        "is_iterable": False,
+                        "dataset": self._dataset,
+                        "auto_collation": self._auto_collation,
+                        "collate_fn": self._collate_fn,
+                        "drop_last": self._drop_last,
+                        "init_fn": self._worker_init_fn,
+                        "num_workers": self._num_workers,
+                        "shm_prefix": self._shm_prefix,
+                    },
+                )
             for w in range(self._num_workers):
                 self._start_worker(w)
+            while self._server is not None and None in self._result_conns:
+                if not self._install_workers(30.0):
+                    raise RuntimeError("DataLoader fork server did not start the workers in 30 s")
         except BaseException:
             self._shutdown_workers()
             raise
         self._reset(loader, first=True)
 
     def _start_worker(self, w):
+        seed = self._base_seed + w + self._generation[w] * self._num_workers
+        if self._server is not None:
+            self._server.request(w, seed, self._memory_budget)  # installed by _install_workers
+            return
         index_r, index_w = self._ctx.Pipe(duplex=False)
         result_r, result_w = self._ctx.Pipe(duplex=False)
         # With fork the child inherits every pipe end the main process holds; it closes them.
@@ -383,7 +497,6 @@ class _MultiProcessIter(_BaseIter):
         if self._forks:
             inherited = [c for c in self._index_conns + self._result_conns if c is not None]
             inherited += [index_w, result_r]
-        seed = self._base_seed + w + self._generation[w] * self._num_workers
         p = self._ctx.Process(
             target=_worker.worker_loop,
             args=(
@@ -409,6 +522,7 @@ class _MultiProcessIter(_BaseIter):
         index_r.close()
         result_w.close()
         self._processes[w] = p
+        self._pids[w] = p.pid
         self._index_conns[w] = index_w
         self._result_conns[w] = result_r
 
@@ -421,8 +535,9 @@ class _MultiProcessIter(_BaseIter):
         self._next_worker = itertools.cycle(range(self._num_workers))
         if not first:
             for conn in self._index_conns:
-                with contextlib.suppress(OSError):
-                    conn.send(("reset",))
+                if conn is not None:  # None: a replacement being forked starts fresh anyway
+                    with contextlib.suppress(OSError):
+                        conn.send(("reset",))
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
@@ -440,8 +555,10 @@ class _MultiProcessIter(_BaseIter):
         self._task_info[self._send_idx] = [w, index]
         # A worker that is retiring has closed its end: its retire message is on the way and
         # the task will be resent to its successor (_recycle).
-        with contextlib.suppress(OSError):
-            self._index_conns[w].send((self._send_idx, index))
+        conn = self._index_conns[w]  # None while its replacement is being forked
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.send((self._send_idx, index))
         self._send_idx += 1
 
     def _next_data(self):
@@ -489,14 +606,20 @@ class _MultiProcessIter(_BaseIter):
     def _get_message(self):
         """The next message from any worker. Never hangs: a worker that died (killed by a
         signal, os._exit) raises RuntimeError naming it; `timeout` > 0 bounds the wait."""
-        import time
 
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
-            conns = {c: w for w, c in enumerate(self._result_conns)}
-            sentinels = {p.sentinel: w for w, p in enumerate(self._processes)}
+            conns = {c: w for w, c in enumerate(self._result_conns) if c is not None}
+            # Workers of the fork server have no sentinel here: their death is EOF on their
+            # result pipe, whose write end only they hold.
+            sentinels = {p.sentinel: w for w, p in enumerate(self._processes) if p is not None}
             wait_s = 1.0 if deadline is None else max(0.0, min(1.0, deadline - time.monotonic()))
-            ready = multiprocessing.connection.wait(list(conns) + list(sentinels), wait_s)
+            waitables = list(conns) + list(sentinels)
+            if self._server is not None:
+                waitables.append(self._server)
+            ready = multiprocessing.connection.wait(waitables, wait_s)
+            if self._server is not None and self._server in ready:
+                self._install_workers(0)
             for r in ready:
                 if r in conns:
                     w = conns[r]
@@ -506,17 +629,21 @@ class _MultiProcessIter(_BaseIter):
                         self._worker_died(w)
                     return w, _worker.loads(payload)
             for r in ready:
-                w = sentinels[r]
-                if not self._result_conns[w].poll():
-                    self._worker_died(w)
+                if r in sentinels:
+                    w = sentinels[r]
+                    if not self._result_conns[w].poll():
+                        self._worker_died(w)
             if deadline is not None and time.monotonic() >= deadline:
                 self._shutdown_workers(kill=True)
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
 
     def _worker_died(self, w):
-        p = self._processes[w]
-        p.join(timeout=1.0)
-        code = p.exitcode
+        pid = self._pids[w]
+        if self._server is not None:
+            code = self._server.exitcode(pid, timeout=2.0)
+        else:
+            self._processes[w].join(timeout=1.0)
+            code = self._processes[w].exitcode
         self._shutdown_workers(kill=True)
         if code is not None and code < 0:
             try:
@@ -524,11 +651,25 @@ class _MultiProcessIter(_BaseIter):
             except ValueError:
                 name = f"signal {-code}"
             raise RuntimeError(
-                f"DataLoader worker (pid {p.pid}) is killed by signal: {name} (exit code {code})."
+                f"DataLoader worker (pid {pid}) is killed by signal: {name} (exit code {code})."
             )
         raise RuntimeError(
-            f"DataLoader worker (pid {p.pid}) exited unexpectedly with exit code {code}."
+            f"DataLoader worker (pid {pid}) exited unexpectedly with exit code {code}."
         )
+
+    def _install_workers(self, timeout):
+        """Takes the workers the fork server made and gives each the outstanding tasks of
+        its slot, in order. False if none came within `timeout`."""
+        forked = self._server.poll(timeout)
+        for w, pid, index_conn, result_conn in forked:
+            self._pids[w] = pid
+            self._index_conns[w] = index_conn
+            self._result_conns[w] = result_conn
+            for task in sorted(self._task_info):
+                info = self._task_info[task]
+                if info[0] == w and len(info) == 2:
+                    index_conn.send((task, info[1]))
+        return bool(forked)
 
     def _recycle(self, w, batches, used):
         """Worker w passed its memory budget and has sent everything it fetched: fork a fresh
@@ -548,13 +689,16 @@ class _MultiProcessIter(_BaseIter):
             )
         # The old worker is exiting; its teardown (unmapping a copy of the parent's address
         # space) takes a while, so it is reaped later instead of waited for here.
-        self._retired = [p for p in self._retired if p.is_alive()]  # is_alive() reaps
-        self._retired.append(self._processes[w])
+        if self._server is None:
+            self._retired = [p for p in self._retired if p.is_alive()]  # is_alive() reaps
+            self._retired.append(self._processes[w])
         self._index_conns[w].close()
         self._result_conns[w].close()
         self._index_conns[w] = self._result_conns[w] = None
         self._generation[w] += 1
         self._start_worker(w)
+        if self._server is not None:
+            return  # the tasks go to the new worker when it arrives (_install_workers)
         for task in sorted(self._task_info):
             info = self._task_info[task]
             if info[0] == w and len(info) == 2:
@@ -575,6 +719,8 @@ class _MultiProcessIter(_BaseIter):
             for conn in self._result_conns:
                 if conn is not None:
                     conn.close()
+            if self._server is not None:
+                self._server.stop(kill)
             for p in self._processes + self._retired:
                 if p is None:
                     continue

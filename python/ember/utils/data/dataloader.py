@@ -619,7 +619,11 @@ class _MultiProcessIter(_BaseIter):
                 waitables.append(self._server)
             ready = multiprocessing.connection.wait(waitables, wait_s)
             if self._server is not None and self._server in ready:
-                self._install_workers(0)
+                try:
+                    self._install_workers(0)
+                except RuntimeError:  # the fork server died
+                    self._shutdown_workers(kill=True)
+                    raise
             for r in ready:
                 if r in conns:
                     w = conns[r]

@@ -6,8 +6,9 @@ CPython writes every object it touches (reference counts) and every container a 
 collection visits, so workers slowly copy the parent's dataset. ember (1) freezes the garbage
 collector's view of the parent's objects before forking (gc.freeze), so no collection in a worker
 or in the parent writes them, and (2) recycles a worker whose private dirty memory passed
-`worker_memory_budget`: it hands in its batch and exits, and a fresh one is forked from the
-clean parent. See docs/design/data.md for the measurements."""
+`worker_memory_budget`: it hands in its batch and exits, and a fresh one is forked by a fork
+server (a clean copy of the main process made when the iterator starts, so forks never stall
+the main process). See docs/design/data.md for the measurements."""
 
 import atexit
 import contextlib

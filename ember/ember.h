@@ -9,6 +9,8 @@
 #include "ember/core/parallel.h"
 #include "ember/core/shape.h"
 #include "ember/core/tensor.h"
+#include "ember/data/dataloader.h"
+#include "ember/data/dataset.h"
 #include "ember/io/safetensors.h"
 #include "ember/io/serialize.h"
 #include "ember/io/state_dict.h"

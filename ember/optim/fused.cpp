@@ -21,11 +21,8 @@ void check_params(const std::vector<Tensor>& params, const char* op) {
     const Tensor& p = params[i];
     EMBER_CHECK_VALUE(p.defined(), "[", op, "] params[", i, "] is an undefined tensor");
     check_cpu(p, op, "params", i);
-    EMBER_CHECK_TYPE(p.dtype() == kFloat32 || p.dtype() == kFloat64, "[", op, "] params[", i,
-                     "] has dtype ", p.dtype(), ": expected float32 or float64");
-    EMBER_CHECK_TYPE(p.dtype() == params[0].dtype(), "[", op,
-                     "] expected one dtype for all params, got ", params[0].dtype(),
-                     " (params[0]) and ", p.dtype(), " (params[", i, "])");
+    EMBER_CHECK_TYPE(p.is_floating_point(), "[", op, "] params[", i, "] has dtype ", p.dtype(),
+                     ": expected a floating-point dtype");
     EMBER_CHECK(p.is_contiguous(), "[", op, "] params[", i, "] must be contiguous");
   }
 }
@@ -50,31 +47,32 @@ void check_list(const std::vector<Tensor>& list,
   }
 }
 
-// Adds 1 to each step tensor and returns the new counts, one per parameter.
+// Adds 1 to each step tensor and returns the new counts, one per parameter. All are checked
+// before any changes, so a bad list leaves every count as it was.
 std::vector<double> bump_steps(const std::vector<Tensor>& steps, size_t n, const char* op) {
   EMBER_CHECK_VALUE(steps.size() == n || steps.size() == 1, "[", op,
                     "] expected one state_steps tensor per param (", n,
                     ") or one for the group, got ", steps.size());
-  std::vector<double> out(n);
   for (size_t i = 0; i < steps.size(); ++i) {
     const Tensor& s = steps[i];
     EMBER_CHECK_VALUE(s.defined(), "[", op, "] state_steps[", i, "] is an undefined tensor");
     check_cpu(s, op, "state_steps", i);
     EMBER_CHECK(s.numel() == 1, "[", op, "] state_steps[", i,
                 "] must hold one value, got a tensor of shape ", s.sizes());
-    double v = 0;
-    if (s.dtype() == kFloat32) {
-      v = double(*static_cast<float*>(s.data_ptr()) += 1);
-    } else if (s.dtype() == kFloat64) {
-      v = *static_cast<double*>(s.data_ptr()) += 1;
-    } else if (s.dtype() == kInt64) {
-      v = double(*static_cast<int64_t*>(s.data_ptr()) += 1);
-    } else {
-      EMBER_FAIL_KIND(ErrorKind::Type, "[", op, "] state_steps[", i, "] has dtype ", s.dtype(),
-                      ": expected float32, float64 or int64");
-    }
+    EMBER_CHECK_TYPE(s.dtype() == kFloat32 || s.dtype() == kFloat64 || s.dtype() == kInt64, "[", op,
+                     "] state_steps[", i, "] has dtype ", s.dtype(),
+                     ": expected float32, float64 or int64");
+  }
+  std::vector<double> out(n);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Tensor& s = steps[i];
+    if (s.dtype() == kFloat32)
+      out[i] = double(*static_cast<float*>(s.data_ptr()) += 1);
+    else if (s.dtype() == kFloat64)
+      out[i] = *static_cast<double*>(s.data_ptr()) += 1;
+    else
+      out[i] = double(*static_cast<int64_t*>(s.data_ptr()) += 1);
     s.storage()->bump_version();
-    out[i] = v;
   }
   if (steps.size() == 1) out.assign(n, out[0]);
   return out;
@@ -89,6 +87,33 @@ std::vector<Tensor> contiguous_grads(const std::vector<Tensor>& grads,
   for (size_t i = 0; i < out.size() && i < params.size(); ++i)
     if (out[i].defined() && !out[i].is_contiguous()) out[i] = out[i].contiguous();
   check_list(out, params, op, "grads");
+  return out;
+}
+
+// The kernels take one dtype per call: parameter indices grouped by dtype, in first-seen order
+// (one group, the usual case, costs a copy of the handles and nothing else).
+std::vector<std::vector<size_t>> by_dtype(const std::vector<Tensor>& params) {
+  std::vector<std::vector<size_t>> groups;
+  std::vector<DType> dtypes;
+  for (size_t i = 0; i < params.size(); ++i) {
+    size_t g = 0;
+    while (g < dtypes.size() && dtypes[g] != params[i].dtype()) ++g;
+    if (g == dtypes.size()) {
+      dtypes.push_back(params[i].dtype());
+      groups.emplace_back();
+    }
+    groups[g].push_back(i);
+  }
+  return groups;
+}
+
+// v's entries at idx; an empty (unused) list stays empty.
+template <class T>
+std::vector<T> pick(const std::vector<T>& v, const std::vector<size_t>& idx) {
+  std::vector<T> out;
+  if (v.empty()) return out;
+  out.reserve(idx.size());
+  for (size_t i : idx) out.push_back(v[i]);
   return out;
 }
 
@@ -125,8 +150,11 @@ void adam_(const std::vector<Tensor>& params,
     step_size[i] = lr / (1 - std::pow(beta1, steps[i]));
     bc2_sqrt[i] = std::sqrt(1 - std::pow(beta2, steps[i]));
   }
-  cpu::fused_adam(params, g, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step_size, bc2_sqrt,
-                  {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_adam(pick(params, idx), pick(g, idx), pick(exp_avgs, idx), pick(exp_avg_sqs, idx),
+                    amsgrad ? pick(max_exp_avg_sqs, idx) : std::vector<Tensor>{},
+                    pick(step_size, idx), pick(bc2_sqrt, idx),
+                    {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
   bump(params);
   bump(exp_avgs);
   bump(exp_avg_sqs);
@@ -163,8 +191,9 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
     }
     check_list(bufs, params, op, "momentum_buffers");
   }
-  cpu::fused_sgd(params, g, bufs, first,
-                 {lr, momentum, dampening, weight_decay, nesterov, maximize});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_sgd(pick(params, idx), pick(g, idx), pick(bufs, idx), pick(first, idx),
+                   {lr, momentum, dampening, weight_decay, nesterov, maximize});
   bump(params);
   bump(bufs);
   return bufs;
@@ -191,8 +220,11 @@ void rmsprop_(const std::vector<Tensor>& params,
   if (momentum > 0) check_list(momentum_buffers, params, op, "momentum_buffers");
   if (params.empty()) return;
   bump_steps(state_steps, params.size(), op);  // RMSprop's update does not use the count
-  cpu::fused_rmsprop(params, g, square_avgs, grad_avgs, momentum_buffers,
-                     {lr, alpha, eps, weight_decay, momentum, centered, maximize});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_rmsprop(pick(params, idx), pick(g, idx), pick(square_avgs, idx),
+                       centered ? pick(grad_avgs, idx) : std::vector<Tensor>{},
+                       momentum > 0 ? pick(momentum_buffers, idx) : std::vector<Tensor>{},
+                       {lr, alpha, eps, weight_decay, momentum, centered, maximize});
   bump(params);
   bump(square_avgs);
   if (centered) bump(grad_avgs);
@@ -215,7 +247,9 @@ void adagrad_(const std::vector<Tensor>& params,
   if (params.empty()) return;
   std::vector<double> clr = bump_steps(state_steps, params.size(), op);
   for (double& c : clr) c = lr / (1 + (c - 1) * lr_decay);
-  cpu::fused_adagrad(params, g, state_sums, clr, {eps, weight_decay, maximize});
+  for (const auto& idx : by_dtype(params))
+    cpu::fused_adagrad(pick(params, idx), pick(g, idx), pick(state_sums, idx), pick(clr, idx),
+                       {eps, weight_decay, maximize});
   bump(params);
   bump(state_sums);
 }

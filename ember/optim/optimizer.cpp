@@ -120,6 +120,12 @@ void Optimizer::load_state_dict(const StateDict& sd) {
                     "[Optimizer] load_state_dict: the "
                     "state dict has ",
                     groups_seen.size(), " parameter groups, this optimizer ", num_param_groups());
+  for (const auto& [g, name, value] : options) {
+    bool known = false;
+    for (const auto& [n, v] : group_options(g)) known = known || n == name;
+    EMBER_CHECK_VALUE(known, "[Optimizer] load_state_dict: unknown option 'param_groups.", g, ".",
+                      name, "'");
+  }
   for (const auto& [g, name, value] : options) set_group_option(g, name, value);
   state_ = std::move(state);
 }

@@ -94,3 +94,30 @@ def _install_inplace_functions(namespace):
             continue
         if name[:-1] in namespace:
             namespace[name] = getattr(Tensor, name)
+
+
+# Pickling (DataLoader workers send batches this way): the raw bytes of a contiguous copy, the
+# dtype's name and the shape. No NumPy: the bytes are read and written through ctypes.
+def _rebuild_tensor(data, dtype_name, shape, requires_grad):
+    import ctypes
+
+    out = _C.empty(shape, dtype=getattr(_C, dtype_name))
+    if len(data):
+        ctypes.memmove(out.data_ptr(), data, len(data))
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _reduce_ex(self, protocol):
+    import ctypes
+
+    if not self.device.type == "cpu":
+        raise RuntimeError(f"pickling a tensor on {self.device} is not supported")
+    src = self.detach().contiguous()
+    data = ctypes.string_at(src.data_ptr(), src.nbytes) if src.numel() else b""
+    dtype_name = str(self.dtype).rpartition(".")[2]
+    return _rebuild_tensor, (data, dtype_name, tuple(self.shape), self.requires_grad)
+
+
+Tensor.__reduce_ex__ = _reduce_ex

@@ -21,6 +21,7 @@ void init_nn_norm(nb::module_& m);        // nn_norm.cpp: normalisation
 void init_nn_loss(nb::module_& m);        // nn_loss.cpp: losses
 void init_nn_rnn(nb::module_& m);         // nn_rnn.cpp: recurrent cells and sequences
 void init_io(nb::module_& m);             // io.cpp: safetensors files (ember.save / ember.load)
+void init_optim(nb::module_& m);          // optim.cpp: fused optimizer updates (ember._C._optim)
 
 // The nb::class_ of Tensor, for files that add methods to it.
 nb::class_<Tensor>& tensor_class();

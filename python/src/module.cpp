@@ -49,5 +49,6 @@ NB_MODULE(_C, m) {
   py::init_nn_loss(m);
   py::init_nn_rnn(m);
   py::init_io(m);
+  py::init_optim(m);
   py::release_tensor_class();
 }

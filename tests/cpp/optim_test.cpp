@@ -135,7 +135,16 @@ TEST(Optim, LoadStateDictRejectsAMismatch) {
   opt.step();
   const ember::StateDict sd = opt.state_dict();
   optim::Adam other({param({1, 2, 3})});
-  EXPECT_THROW(other.load_state_dict(sd), ember::Error);
+  EXPECT_EMBER_ERROR(other.load_state_dict(sd), ember::ErrorKind::Value,
+                     "'state.0.exp_avg' has shape [2] but its parameter has shape [3]");
+  ember::StateDict bad = sd;
+  bad.insert("param_groups.0.lr", ember::scalar_tensor(0.5, ember::kFloat64));
+  bad.insert("param_groups.0.momentum", ember::scalar_tensor(0.9, ember::kFloat64));
+  optim::Adam same({param({1, 2})}, {.lr = 0.25});
+  EXPECT_EMBER_ERROR(same.load_state_dict(bad), ember::ErrorKind::Value,
+                     "unknown option 'param_groups.0.momentum'");
+  EXPECT_EQ(same.lr(0), 0.25);  // a bad dict changes nothing
+  EXPECT_TRUE(same.state(0, 0).empty());
   Tensor a = param({1}), b = param({1});
   optim::Adam two({a});
   two.add_param_group({b});
@@ -155,21 +164,35 @@ TEST(Optim, BadParamsAndOptionsRaise) {
 
 TEST(Optim, FusedOpsCheckTheirLists) {
   Tensor p = f64({1, 2}), g = f64({1, 1}), m = f64({0, 0}), s = ember::zeros({}, ember::kFloat32);
-  try {
-    optim::adam_({p}, {g}, {m}, {f64({0, 0, 0})}, {}, {s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false);
-    FAIL() << "no error";
-  } catch (const ember::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("[adam_] exp_avg_sqs[0] has shape"), std::string::npos)
-        << e.what();
-  }
-  EXPECT_THROW(optim::adam_({p}, {g}, {m}, {}, {}, {s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
-               ember::Error);
+  EXPECT_EMBER_ERROR(optim::adam_({p}, {g}, {m}, {f64({0, 0, 0})}, {}, {s}, 0.1, 0.9, 0.999, 0,
+                                  1e-8, false, false),
+                     ember::ErrorKind::Runtime,
+                     "[adam_] exp_avg_sqs[0] has shape [3] but its param has shape [2]");
+  EXPECT_EMBER_ERROR(
+      optim::adam_({p}, {g}, {m}, {}, {}, {s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
+      ember::ErrorKind::Value, "[adam_] expected 1 exp_avg_sqs (one per param), got 0");
+  EXPECT_EMBER_ERROR(
+      optim::adam_({p}, {g}, {m}, {m}, {}, {s, s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
+      ember::ErrorKind::Value, "[adam_] expected one state_steps tensor per param (1)");
+  // A bad step tensor is refused before any count moves.
+  const Tensor s2 = ember::zeros({}, ember::kFloat32);
+  EXPECT_EMBER_ERROR(
+      optim::adam_({p, p.clone()}, {g, g}, {m, m.clone()}, {m.clone(), m.clone()}, {},
+                   {s2, ember::zeros({}, ember::kInt32)}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
+      ember::ErrorKind::Type, "state_steps[1] has dtype int32");
+  EXPECT_EQ(s2.item<double>(), 0);
+  // Parameters of both float dtypes in one call; each state tensor has its parameter's dtype.
   const Tensor p32 = ember::zeros({2}, ember::kFloat32);
-  EXPECT_THROW(optim::sgd_({p, p32}, {g, g}, {}, 0.1, 0, 0, 0, false, false), ember::Error);
+  EXPECT_EMBER_ERROR(optim::sgd_({p, p32}, {g, g}, {}, 0.1, 0, 0, 0, false, false),
+                     ember::ErrorKind::Type, "[sgd_] grads[1] has dtype float64 but its param");
+  const Tensor g32 = ember::ones({2}, ember::kFloat32);
+  optim::sgd_({p, p32}, {g, g32}, {}, 0.5, 0, 0, 0, false, false);
+  expect_near(p, {0.5, 1.5});
+  expect_near(p32, {-0.5, -0.5});
   // A strided gradient is accepted (copied), a strided parameter is not.
   const Tensor wide = ember::as_strided(f64({1, 9, 1, 9}), {2}, {2});
   optim::sgd_({p}, {wide}, {}, 0.5, 0, 0, 0, false, false);
-  expect_near(p, {0.5, 1.5});
+  expect_near(p, {0, 1});
   EXPECT_THROW(optim::sgd_({ember::as_strided(f64({1, 2, 3, 4}), {2}, {2})}, {g}, {}, 0.1, 0, 0, 0,
                            false, false),
                ember::Error);

@@ -12,7 +12,7 @@ namespace ember::cpu {
 
 using TensorVec = std::vector<Tensor>;
 
-// All lists hold contiguous CPU tensors of one floating dtype (float32 or float64), the shapes of
+// All lists hold contiguous CPU tensors of one floating dtype (any of the four), the shapes of
 // params. step_size[i] = lr / (1 - beta1^step_i), bc2_sqrt[i] = sqrt(1 - beta2^step_i).
 struct AdamKernelArgs {
   double lr, beta1, beta2, eps, weight_decay;

@@ -1,3 +1,46 @@
-"""optim: adamw; the update is one fused multi-tensor C++ call per step."""
+"""optim: AdamW, Adam with decoupled weight decay (p *= 1 - lr * weight_decay before the step)."""
 
-__all__: list[str] = []
+from typing import Any
+
+from ember.optim.adam import Adam
+
+__all__ = ["AdamW"]
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay, default weight_decay=1e-2 (torch.optim.AdamW)."""
+
+    def __init__(
+        self,
+        params: Any,
+        lr: Any = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

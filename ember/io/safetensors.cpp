@@ -129,7 +129,8 @@ Entry parse_entry(const std::string& name,
     corrupt(source, where + ": data_offsets must be a list [begin, end], got " + offsets.dump());
   e.begin = uint64_t(non_negative(offsets[0], source, where + ": data_offsets begin"));
   e.end = uint64_t(non_negative(offsets[1], source, where + ": data_offsets end"));
-  const std::string range = "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
+  std::string range = "[";  // not "[" + std::string: GCC 12 -Wrestrict false positive at -O3
+  range += std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
   if (e.end < e.begin)
     corrupt(source, where + ": data_offsets " + range + " end before they begin");
   if (e.end > buffer_size)

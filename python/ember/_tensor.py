@@ -34,6 +34,19 @@ def _reversed(self):
     return (self[i] for i in range(self.shape[0] - 1, -1, -1))
 
 
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    # torch.Tensor.cuda: no device is the current CUDA device, an int is an index. Module.cuda
+    # takes the same arguments.
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = f"cuda:{device}"
+    if memory_format is None:
+        return self.to(device, non_blocking=non_blocking)
+    return self.to(device, non_blocking=non_blocking, memory_format=memory_format)
+
+
+Tensor.cuda = _cuda
 Tensor.__iter__ = _iter
 Tensor.__format__ = _format
 Tensor.__deepcopy__ = _deepcopy

@@ -288,3 +288,19 @@ def test_set_num_threads_is_process_wide():
 def test_zero_d_size_raises():
     with pytest.raises(IndexError, match="no dimensions"):
         ember.tensor(1.0).size(0)
+
+
+def test_cuda_method_moves_with_to(monkeypatch):
+    # Tensor.cuda is Tensor.to with PyTorch's device defaults; the calls are recorded, so the test
+    # holds on a build with or without CUDA.
+    calls = []
+    monkeypatch.setattr(ember.Tensor, "to", lambda self, *a, **k: calls.append((a, k)) or self)
+    x = ember.ones(2)
+    assert x.cuda() is x
+    x.cuda(1, non_blocking=True)
+    x.cuda("cuda:0", memory_format=ember.contiguous_format)
+    assert calls == [
+        (("cuda",), {"non_blocking": False}),
+        (("cuda:1",), {"non_blocking": True}),
+        (("cuda:0",), {"non_blocking": False, "memory_format": ember.contiguous_format}),
+    ]

@@ -304,3 +304,23 @@ def test_cuda_method_moves_with_to(monkeypatch):
         (("cuda:1",), {"non_blocking": True}),
         (("cuda:0",), {"non_blocking": False, "memory_format": ember.contiguous_format}),
     ]
+
+
+def test_type_names_and_converts_as_pytorch():
+    x = ember.ones(2)
+    assert x.type() == "ember.FloatTensor"
+    assert ember.zeros(1, dtype=ember.int64).type() == "ember.LongTensor"
+    assert ember.zeros(1, dtype=ember.bool).type() == "ember.BoolTensor"
+    assert x.type(ember.float32) is x  # unchanged dtype: the tensor itself, as .to
+    hits = (ember.tensor([1, 2]) == ember.tensor([1, 3])).type(
+        ember.float
+    )  # the quickstart's idiom
+    assert hits.dtype == ember.float32 and hits.sum().item() == 1.0
+    assert x.type("torch.DoubleTensor").dtype == ember.float64
+    assert x.type("ember.IntTensor").dtype == ember.int32
+    with pytest.raises(ValueError, match="invalid type: 'torch.Foo'"):
+        x.type("torch.Foo")
+    with pytest.raises(ValueError, match="invalid type: 'float'"):
+        x.type("float")
+    with pytest.raises(TypeError, match="dtype must be a type, str, or dtype object"):
+        x.type(3)

@@ -324,3 +324,37 @@ def test_type_names_and_converts_as_pytorch():
         x.type("float")
     with pytest.raises(TypeError, match="dtype must be a type, str, or dtype object"):
         x.type(3)
+
+
+@pytest.mark.parametrize(
+    "dtype, np_dtype", [("float32", np.float32), ("float64", np.float64), ("float16", np.float16)]
+)
+def test_finfo_matches_numpy(dtype, np_dtype):
+    f, ref = ember.finfo(getattr(ember, dtype)), np.finfo(np_dtype)
+    assert (f.bits, f.eps, f.max, f.min) == (
+        ref.bits,
+        float(ref.eps),
+        float(ref.max),
+        float(ref.min),
+    )
+    assert f.tiny == f.smallest_normal == float(ref.smallest_normal)
+    assert f.resolution == 10.0**-ref.precision and f.dtype == dtype  # a Python float, as torch
+
+
+def test_finfo_bfloat16_default_iinfo_and_errors():
+    b = ember.finfo(ember.bfloat16)
+    assert (b.bits, b.eps, b.max, b.tiny) == (16, 2.0**-7, 3.3895313892515355e38, 2.0**-126)
+    assert ember.finfo() == ember.finfo(ember.float32)
+    assert repr(ember.finfo(ember.float16)) == (
+        "finfo(resolution=0.001, min=-65504, max=65504, eps=0.000976562, "
+        "smallest_normal=6.10352e-05, tiny=6.10352e-05, dtype=float16)"
+    )
+    for name in ("int8", "uint8", "int16", "int32", "int64"):
+        i, ref = ember.iinfo(getattr(ember, name)), np.iinfo(name)
+        assert (i.bits, i.min, i.max, i.dtype) == (ref.bits, ref.min, ref.max, name)
+    with pytest.raises(TypeError, match="requires a floating point input type"):
+        ember.finfo(ember.int64)
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        ember.iinfo(ember.float32)
+    with pytest.raises(TypeError, match="not supported by ember.iinfo"):
+        ember.iinfo(ember.bool)

@@ -34,6 +34,53 @@ def _reversed(self):
     return (self[i] for i in range(self.shape[0] - 1, -1, -1))
 
 
+# PyTorch's legacy tensor type names, by dtype name (Tensor.type, and Module's error messages).
+_TENSOR_TYPENAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    # torch.Tensor.type: no dtype gives the type name ("ember.FloatTensor"); a dtype or a type
+    # name ("torch.LongTensor" or "ember.LongTensor") converts, as .to does (self if unchanged).
+    if dtype is None:
+        return "ember." + _TENSOR_TYPENAMES.get(str(self.dtype).rsplit(".", 1)[-1], "Tensor")
+    if isinstance(dtype, str):
+        prefix, _, typename = dtype.rpartition(".")
+        names = [k for k, v in _TENSOR_TYPENAMES.items() if v == typename]
+        if prefix not in ("torch", "ember") or not names:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = getattr(_C, names[0])
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(
+            f"Tensor.type: dtype must be a type, str, or dtype object, got {type(dtype).__name__}"
+        )
+    return self.to(dtype, non_blocking=non_blocking)
+
+
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    # torch.Tensor.cuda: no device is the current CUDA device, an int is an index. Module.cuda
+    # takes the same arguments.
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = f"cuda:{device}"
+    if memory_format is None:
+        return self.to(device, non_blocking=non_blocking)
+    return self.to(device, non_blocking=non_blocking, memory_format=memory_format)
+
+
+Tensor.cuda = _cuda
+Tensor.type = _type
 Tensor.__iter__ = _iter
 Tensor.__format__ = _format
 Tensor.__deepcopy__ = _deepcopy

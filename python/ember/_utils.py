@@ -1,6 +1,20 @@
+import sys
 from typing import Optional
 
 from ember import _C
+
+
+def as_tensor(data, dtype=None, device=None):
+    """data as a tensor, sharing memory where it can, as torch.as_tensor: a tensor comes back
+    itself (or through .to when dtype or device differ, keeping its graph); a NumPy array goes
+    through from_numpy (shared memory) and then .to; anything else is copied, as ember.tensor."""
+    if isinstance(data, _C.Tensor):
+        return data.to(device=device, dtype=dtype)
+    # An ndarray exists only if NumPy is loaded; importing ember must not load it.
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(data, numpy.ndarray):
+        return _C.from_numpy(data).to(device=device, dtype=dtype)
+    return _C.tensor(data, dtype=dtype, device=device)
 
 
 def is_tensor(obj) -> bool:

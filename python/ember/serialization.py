@@ -212,6 +212,23 @@ def _map_tensors(tensors, map_location):
     return out
 
 
+def _explain_foreign_format(head, source, error):
+    """Called when a file failed to parse: if it starts as PyTorch's own checkpoints do (a zip
+    archive since torch 1.6, a pickle before), says so. Only after a failure, since a valid
+    safetensors file may start with the same bytes (its header length is little-endian)."""
+    if head[:4] == b"PK\x03\x04":
+        kind = "a zip archive (torch.save's format)"
+    elif head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        kind = "a pickle (the legacy torch.save format)"
+    else:
+        return
+    raise RuntimeError(
+        f"[ember.load] {source}: this is {kind}, not safetensors; ember.load never unpickles. "
+        "Convert it once with PyTorch, e.g. for a state dict: "
+        "safetensors.torch.save_file(torch.load(path), 'model.safetensors')"
+    ) from error
+
+
 def load(
     f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args
 ):
@@ -225,7 +242,12 @@ def load(
     """
     if hasattr(f, "read"):
         source = str(getattr(f, "name", "<file object>"))
-        items, metadata = _C._io.from_bytes(bytes(f.read()), source)
+        data = bytes(f.read())
+        try:
+            items, metadata = _C._io.from_bytes(data, source)
+        except RuntimeError as e:
+            _explain_foreign_format(data[:8], source, e)
+            raise
     else:
         if not isinstance(f, (str, bytes, os.PathLike)):
             raise TypeError(
@@ -235,7 +257,12 @@ def load(
         os.stat(source)  # FileNotFoundError / PermissionError, as open() raises them in torch.load
         if os.path.isdir(source):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), source)
-        items, metadata = _C._io.load(source)
+        try:
+            items, metadata = _C._io.load(source)
+        except RuntimeError as e:
+            with open(source, "rb") as head:
+                _explain_foreign_format(head.read(8), source, e)
+            raise
     tensors = _map_tensors(dict(items), map_location)
     text = metadata.get(_STRUCTURE_KEY)
     if text is None:  # a file from another tool: its tensors, in file order

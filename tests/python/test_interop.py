@@ -119,3 +119,22 @@ def test_from_numpy_accepts_subclasses(tmp_path):
     assert t.tolist() == [1.0, 2.0, 3.0, 4.0]
     t[0] = 9
     assert m[0] == 9
+
+
+def test_as_tensor_shares_where_it_can():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = ember.as_tensor(a)
+    a[0, 0] = 7  # shared, as torch.as_tensor
+    assert t.dtype == ember.float32 and t[0, 0].item() == 7
+    d = ember.as_tensor(a, dtype=ember.float64)  # converted: a copy
+    a[0, 0] = 8
+    assert d.dtype == ember.float64 and d[0, 0].item() == 7
+    x = ember.ones(2, requires_grad=True)
+    assert ember.as_tensor(x) is x
+    y = ember.as_tensor(x, dtype=ember.float64)
+    assert y.dtype == ember.float64 and y.requires_grad  # .to keeps the graph
+    assert ember.as_tensor([1, 2]).dtype == ember.int64
+    assert ember.as_tensor([[1.5], [2.0]], dtype=ember.float64, device="cpu").tolist() == [
+        [1.5],
+        [2.0],
+    ]

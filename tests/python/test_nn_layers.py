@@ -1223,3 +1223,22 @@ def test_adaptive_log_softmax_is_a_normalised_distribution():
         m(x, ember.tensor([0, 1, 2, 3, 12]))
     with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
         nn.AdaptiveLogSoftmaxWithLoss(6, 12, [4, 4])
+
+
+def test_one_hot_matches_numpy_and_pytorchs_errors():
+    idx = np.array([[0, 2, 1], [3, 0, 2]])
+    out = F.one_hot(ember.tensor(idx.tolist()))
+    assert out.dtype == ember.int64 and tuple(out.shape) == (2, 3, 4)
+    np.testing.assert_array_equal(np.array(out.tolist()), np.eye(4, dtype=np.int64)[idx])
+    wide = F.one_hot(ember.tensor([1, 0]), num_classes=5)
+    assert wide.tolist() == [[0, 1, 0, 0, 0], [1, 0, 0, 0, 0]]
+    assert F.one_hot(ember.tensor(2), 3).tolist() == [0, 0, 1]
+    assert tuple(F.one_hot(ember.zeros(0, dtype=ember.int64), 3).shape) == (0, 3)
+    with pytest.raises(RuntimeError, match="only applicable to index tensor of type LongTensor"):
+        F.one_hot(ember.tensor([0.0, 1.0]))
+    with pytest.raises(RuntimeError, match="Class values must be non-negative"):
+        F.one_hot(ember.tensor([0, -1]))
+    with pytest.raises(RuntimeError, match="Class values must be smaller than num_classes"):
+        F.one_hot(ember.tensor([0, 3]), 3)
+    with pytest.raises(RuntimeError, match="Can not infer total number of classes"):
+        F.one_hot(ember.zeros(0, dtype=ember.int64))

@@ -126,3 +126,18 @@ def test_parameters_to_vector_and_back():
         vector_to_parameters(ember.zeros(3), [a, b])
     with pytest.raises(RuntimeError, match="at least one parameter"):
         parameters_to_vector([])
+
+
+def test_reachable_as_nn_utils():
+    # PyTorch code calls nn.utils.clip_grad_norm_(...) through `import torch.nn as nn`; ember.nn's
+    # star import of the layers once bound nn.utils to the layers' helper file instead.
+    import ember.nn.utils.rnn
+
+    assert nn.utils is ember.nn.utils
+    assert nn.utils.clip_grad_norm_ is clip_grad_norm_
+    assert nn.utils.rnn is ember.nn.utils.rnn
+    assert "utils" not in nn.modules.__all__ and "Linear" in nn.modules.__all__
+    p = nn.Parameter(ember.zeros(2))
+    p.grad = ember.tensor([3.0, 4.0])
+    assert nn.utils.clip_grad_norm_([p], max_norm=1.0).item() == pytest.approx(5.0)
+    assert p.grad.tolist() == pytest.approx([0.6, 0.8], rel=1e-5)

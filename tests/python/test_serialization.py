@@ -276,6 +276,23 @@ def test_corrupt_files_name_the_problem(tmp_path):
         assert message in str(info.value), (message, str(info.value))
 
 
+def test_pytorch_checkpoints_are_named_as_such(tmp_path):
+    # What torch.save writes (a zip archive; a pickle before torch 1.6), made with the stdlib.
+    import pickle
+    import zipfile
+
+    zipped = tmp_path / "model.pt"
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps({"epoch": 1}, protocol=2))
+    legacy = tmp_path / "legacy.pt"
+    legacy.write_bytes(pickle.dumps({"epoch": 1}, protocol=2) + bytes(64))
+    for path, kind in ((zipped, "a zip archive"), (legacy, "a pickle")):
+        for source in (path, io.BytesIO(path.read_bytes())):
+            with pytest.raises(RuntimeError, match=f"this is {kind}.*not safetensors") as info:
+                ember.load(source)
+            assert "header length" in str(info.value.__cause__)  # the parser's own finding
+
+
 def test_random_header_flips_never_crash(tmp_path):
     good = tmp_path / "good"
     ember.save({"w": _sample(ember.float32), "b": _sample(ember.bool, (4,))}, good)

@@ -288,3 +288,73 @@ def test_set_num_threads_is_process_wide():
 def test_zero_d_size_raises():
     with pytest.raises(IndexError, match="no dimensions"):
         ember.tensor(1.0).size(0)
+
+
+def test_cuda_method_moves_with_to(monkeypatch):
+    # Tensor.cuda is Tensor.to with PyTorch's device defaults; the calls are recorded, so the test
+    # holds on a build with or without CUDA.
+    calls = []
+    monkeypatch.setattr(ember.Tensor, "to", lambda self, *a, **k: calls.append((a, k)) or self)
+    x = ember.ones(2)
+    assert x.cuda() is x
+    x.cuda(1, non_blocking=True)
+    x.cuda("cuda:0", memory_format=ember.contiguous_format)
+    assert calls == [
+        (("cuda",), {"non_blocking": False}),
+        (("cuda:1",), {"non_blocking": True}),
+        (("cuda:0",), {"non_blocking": False, "memory_format": ember.contiguous_format}),
+    ]
+
+
+def test_type_names_and_converts_as_pytorch():
+    x = ember.ones(2)
+    assert x.type() == "ember.FloatTensor"
+    assert ember.zeros(1, dtype=ember.int64).type() == "ember.LongTensor"
+    assert ember.zeros(1, dtype=ember.bool).type() == "ember.BoolTensor"
+    assert x.type(ember.float32) is x  # unchanged dtype: the tensor itself, as .to
+    hits = (ember.tensor([1, 2]) == ember.tensor([1, 3])).type(
+        ember.float
+    )  # the quickstart's idiom
+    assert hits.dtype == ember.float32 and hits.sum().item() == 1.0
+    assert x.type("torch.DoubleTensor").dtype == ember.float64
+    assert x.type("ember.IntTensor").dtype == ember.int32
+    with pytest.raises(ValueError, match="invalid type: 'torch.Foo'"):
+        x.type("torch.Foo")
+    with pytest.raises(ValueError, match="invalid type: 'float'"):
+        x.type("float")
+    with pytest.raises(TypeError, match="dtype must be a type, str, or dtype object"):
+        x.type(3)
+
+
+@pytest.mark.parametrize(
+    "dtype, np_dtype", [("float32", np.float32), ("float64", np.float64), ("float16", np.float16)]
+)
+def test_finfo_matches_numpy(dtype, np_dtype):
+    f, ref = ember.finfo(getattr(ember, dtype)), np.finfo(np_dtype)
+    assert (f.bits, f.eps, f.max, f.min) == (
+        ref.bits,
+        float(ref.eps),
+        float(ref.max),
+        float(ref.min),
+    )
+    assert f.tiny == f.smallest_normal == float(ref.smallest_normal)
+    assert f.resolution == 10.0**-ref.precision and f.dtype == dtype  # a Python float, as torch
+
+
+def test_finfo_bfloat16_default_iinfo_and_errors():
+    b = ember.finfo(ember.bfloat16)
+    assert (b.bits, b.eps, b.max, b.tiny) == (16, 2.0**-7, 3.3895313892515355e38, 2.0**-126)
+    assert ember.finfo() == ember.finfo(ember.float32)
+    assert repr(ember.finfo(ember.float16)) == (
+        "finfo(resolution=0.001, min=-65504, max=65504, eps=0.000976562, "
+        "smallest_normal=6.10352e-05, tiny=6.10352e-05, dtype=float16)"
+    )
+    for name in ("int8", "uint8", "int16", "int32", "int64"):
+        i, ref = ember.iinfo(getattr(ember, name)), np.iinfo(name)
+        assert (i.bits, i.min, i.max, i.dtype) == (ref.bits, ref.min, ref.max, name)
+    with pytest.raises(TypeError, match="requires a floating point input type"):
+        ember.finfo(ember.int64)
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        ember.iinfo(ember.float32)
+    with pytest.raises(TypeError, match="not supported by ember.iinfo"):
+        ember.iinfo(ember.bool)

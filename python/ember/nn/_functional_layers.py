@@ -1,6 +1,6 @@
 """ember.nn.functional: the functions the layers need that have no C++ op of their own (prelu,
 rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d/3d, max_unpool1d/3d,
-adaptive_max_pool3d, channel_shuffle,
+adaptive_max_pool3d, channel_shuffle, one_hot,
 pairwise_distance,
 cosine_similarity, multilabel_margin_loss, multilabel_soft_margin_loss,
 triplet_margin_with_distance_loss, ctc_loss). Re-exported by functional.py.
@@ -29,6 +29,7 @@ __all__: list[str] = [
     "max_unpool3d",
     "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
+    "one_hot",
     "pairwise_distance",
     "prelu",
     "rrelu",
@@ -273,6 +274,37 @@ def channel_shuffle(input, groups: int):
     rest = list(input.shape[2:])
     shuffled = input.reshape([n, groups, c // groups] + rest).transpose(1, 2)
     return shuffled.reshape([n, c] + rest)
+
+
+# ---- class indices -----------------------------------------------------------------------------
+
+
+def one_hot(tensor, num_classes: int = -1):
+    """int64 tensor of shape (*tensor.shape, num_classes): 1 at each class index, 0 elsewhere (a
+    scatter into zeros). num_classes=-1 takes max + 1. Indices are data, so no gradient, as in
+    PyTorch; the checks read min and max back once."""
+    if tensor.dtype != ember.int64:
+        raise RuntimeError(
+            f"one_hot is only applicable to index tensor of type LongTensor, got {tensor.dtype}."
+        )
+    if tensor.numel() == 0:
+        if num_classes == -1:
+            raise RuntimeError("one_hot: Can not infer total number of classes from empty tensor.")
+    else:
+        low, high = int(tensor.min()), int(tensor.max())
+        if low < 0:
+            raise RuntimeError(f"one_hot: Class values must be non-negative, got {low}.")
+        if num_classes == -1:
+            num_classes = high + 1
+        elif high >= num_classes:
+            raise RuntimeError(
+                f"one_hot: Class values must be smaller than num_classes ({num_classes}), "
+                f"got {high}."
+            )
+    if num_classes < 0:
+        raise RuntimeError(f"one_hot: num_classes must be -1 or non-negative, got {num_classes}.")
+    out = _C.zeros((*tensor.shape, num_classes), dtype=ember.int64, device=tensor.device)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
 # ---- distances ---------------------------------------------------------------------------------

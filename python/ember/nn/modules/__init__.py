@@ -1,5 +1,7 @@
 """The nn layers, one file per topic as in PyTorch; each file lists its public names in __all__."""
 
+import types as _types
+
 from ember.nn.modules.activation import *  # noqa: F403
 from ember.nn.modules.adaptive import *  # noqa: F403
 from ember.nn.modules.batchnorm import *  # noqa: F403
@@ -21,3 +23,12 @@ from ember.nn.modules.rnn import *  # noqa: F403
 from ember.nn.modules.sparse import *  # noqa: F403
 from ember.nn.modules.transformer import *  # noqa: F403
 from ember.nn.modules.upsampling import *  # noqa: F403
+
+# Only the layers, as PyTorch's torch.nn.modules.__all__: without it, ember.nn's star import would
+# also take the submodules, and ember.nn.modules.utils (the layers' helpers) would shadow
+# ember.nn.utils (clip_grad_norm_, rnn, ...).
+__all__ = [
+    k
+    for k, v in globals().items()
+    if not k.startswith("_") and not isinstance(v, _types.ModuleType)
+]

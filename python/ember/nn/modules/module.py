@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ember import _C
+from ember._tensor import _TENSOR_TYPENAMES
 from ember.autograd.grad_mode import no_grad
 from ember.nn.parameter import Buffer, Parameter
 from ember.utils.hooks import BackwardHook, RemovableHandle
@@ -34,19 +35,6 @@ _global_module_registration_hooks: "OrderedDict[int, Callable]" = OrderedDict()
 _global_parameter_registration_hooks: "OrderedDict[int, Callable]" = OrderedDict()
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
-_TENSOR_TYPENAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
 
 
 def _typename(obj: Any) -> str:

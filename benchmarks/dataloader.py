@@ -135,9 +135,8 @@ def run_one(lib_name, num_workers, size_mb, batch_size, features, budget_mb=None
         import torch as lib
         from torch.utils.data import DataLoader, Dataset
     else:
-        from ember.utils.data import DataLoader, Dataset
-
         import ember as lib
+        from ember.utils.data import DataLoader, Dataset
 
     class Samples(Dataset):
         def __init__(self, samples):
@@ -188,9 +187,8 @@ def run_one(lib_name, num_workers, size_mb, batch_size, features, budget_mb=None
 def transport(rounds=3):
     """ms per batch of an ember DataLoader (2 workers) whose batches are one float32 tensor, with
     the batch sent through /dev/shm or pickled inline, for batch sizes around the threshold."""
-    from ember.utils.data import DataLoader, Dataset, _worker
-
     import ember
+    from ember.utils.data import DataLoader, Dataset, _worker
 
     class Rows(Dataset):
         def __init__(self, n, width):

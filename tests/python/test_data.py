@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+import ember
 from ember.utils.data import (
     BatchSampler,
     ConcatDataset,
@@ -24,8 +26,6 @@ from ember.utils.data import (
     get_worker_info,
     random_split,
 )
-
-import ember
 
 
 class Range(Dataset):

@@ -4,9 +4,9 @@ import collections
 
 import numpy as np
 import pytest
-from ember.utils.data import DataLoader, default_collate
 
 import ember
+from ember.utils.data import DataLoader, default_collate
 
 torch = pytest.importorskip("torch")
 

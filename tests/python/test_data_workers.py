@@ -8,9 +8,9 @@ import sys
 import time
 
 import pytest
-from ember.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
 
 import ember
+from ember.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fork and /proc: Linux")
 

@@ -4,11 +4,11 @@ operators, in-place rules, aliases, ember.nn.functional, and PyTorch side by sid
 import dataclasses
 import math
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 
 import ember
+import ember.nn.functional as F
 
 nan, inf = float("nan"), float("inf")
 
@@ -291,8 +291,9 @@ def test_vectorised_loops_match_numpy(spec, dtype):
     """The op-table samples are small, below the size where contiguous float data takes the
     vectorised (Highway) loops; here each sample is tiled to 1000 elements, with NaN and
     infinities in some lanes so that the scalar fallback of a vector runs too."""
-    from ember.testing.op_db import to_numpy, to_tensor
     from test_ops import TOL, expected_values
+
+    from ember.testing.op_db import to_numpy, to_tensor
 
     rng = np.random.default_rng(0)
     for sample in spec.samples(dtype, rng):

@@ -3,13 +3,13 @@ blocked, channels-last and 1x1 gemm paths against float64 NumPy, float32 gradien
 float64 reference kernels, channels-last layouts kept, 'same' padding by hand, transposed
 convolutions' output_padding, empty tensors, thread counts; PyTorch side by side when installed."""
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 from conftest import rng_for
-from ember.testing.op_db import OP_DB
 
 import ember
+import ember.nn.functional as F
+from ember.testing.op_db import OP_DB
 
 # The float64 NumPy references of the op table (_op_db_nn_conv.py).
 np_conv = OP_DB["conv2d"].ref

@@ -3,12 +3,12 @@ with a fixed seed, orthogonality, and the in-place / no-grad contract."""
 
 import math
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
-from ember.nn import init
 
 import ember
+import ember.nn.functional as F
+from ember.nn import init
 
 
 def as_np(t):

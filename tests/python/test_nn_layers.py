@@ -6,12 +6,12 @@ with PyTorch's exception types, and gradients reaching the parameters."""
 import math
 import warnings
 
-import ember.nn as nn
-import ember.nn.functional as F
 import numpy as np
 import pytest
 
 import ember
+import ember.nn as nn
+import ember.nn.functional as F
 
 
 def t(a, requires_grad=False):

@@ -6,11 +6,11 @@ gradients are compared. Skipped when torch is not importable."""
 import warnings
 import zlib
 
-import ember.nn as enn
 import numpy as np
 import pytest
 
 import ember
+import ember.nn as enn
 
 torch = pytest.importorskip("torch")
 tnn = torch.nn
@@ -248,8 +248,9 @@ def test_weighted_losses_match_pytorch():
 def test_functional_compositions_match_pytorch():
     """The F functions the layers added (no C++ op of their own), on cases the layers do not
     reach: broadcasting, 1-d inputs, training-free rrelu, functional defaults."""
-    import ember.nn.functional as EF
     import torch.nn.functional as TF
+
+    import ember.nn.functional as EF
 
     rng = np.random.default_rng(2)
     a = rng.standard_normal((4, 3)).astype(np.float32)

@@ -8,13 +8,13 @@ PyTorch's results side by side where it is installed."""
 import itertools
 import warnings
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 from conftest import rng_for
-from ember.testing import op_db
 
 import ember
+import ember.nn.functional as F
+from ember.testing import op_db
 
 # The NumPy references of the op table (op_db imports its topic modules in order).
 np_cross_entropy = op_db._op_db_nn_loss.np_cross_entropy

@@ -4,11 +4,11 @@ conversions and reprs, checked against hand-computed values and PyTorch's litera
 import copy
 from collections import OrderedDict
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 
 import ember
+import ember.nn.functional as F
 from ember import nn
 
 # ------------------------------------------------------------------ small test modules

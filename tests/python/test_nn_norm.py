@@ -7,12 +7,12 @@ it is installed."""
 
 import warnings
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 from conftest import rng_for
 
 import ember
+import ember.nn.functional as F
 
 
 def t(a, dtype=ember.float64):

@@ -5,15 +5,15 @@ without it)."""
 
 import warnings
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 from conftest import rng_for
 
+import ember
+import ember.nn.functional as F
+
 # Through op_db, which imports the topic modules once its helpers exist.
 from ember.testing.op_db import _op_db_nn_pool as ref
-
-import ember
 
 NAN = float("nan")
 

@@ -3,14 +3,14 @@ larger shapes against NumPy float64, the layer backward against the same recurre
 with the cell ops, dropout, fully masked rows, double backward, and PyTorch side by side when it
 is installed."""
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 from conftest import rng_for
-from ember.testing import op_db  # noqa: F401  (first: it imports the topic modules)
-from ember.testing._op_db_nn_rnn import GATES, np_attention, np_cell, np_rnn, seq_arrays
 
 import ember
+import ember.nn.functional as F
+from ember.testing import op_db  # noqa: F401  (first: it imports the topic modules)
+from ember.testing._op_db_nn_rnn import GATES, np_attention, np_cell, np_rnn, seq_arrays
 
 T64 = ember.float64
 

@@ -9,10 +9,10 @@ import zlib
 import numpy as np
 import pytest
 from conftest import rng_for
-from ember.nn.utils import rnn as rnn_utils
 
 import ember
 from ember import nn
+from ember.nn.utils import rnn as rnn_utils
 
 F64 = ember.float64
 

@@ -5,10 +5,10 @@ tolerance, padded and packed."""
 import numpy as np
 import pytest
 from conftest import rng_for
-from ember.nn.utils import rnn as rnn_utils
 
 import ember
 from ember import nn
+from ember.nn.utils import rnn as rnn_utils
 
 torch = pytest.importorskip("torch")
 TR = torch.nn.utils.rnn

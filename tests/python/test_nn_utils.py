@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+
+import ember
+from ember import nn
 from ember.nn.utils import (
     clip_grad_norm_,
     clip_grad_value_,
@@ -10,9 +13,6 @@ from ember.nn.utils import (
     parameters_to_vector,
     vector_to_parameters,
 )
-
-import ember
-from ember import nn
 
 
 def as_np(t):

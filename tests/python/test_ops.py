@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pytest
 from conftest import rng_for
-from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
 
 import ember
+from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
 
 # |actual - expected| <= atol + rtol * |expected|, per output dtype.
 TOL = {

@@ -1,10 +1,10 @@
 """Shape ops: what the generic op-table tests cannot see (views, promotion, aliases, messages)."""
 
-import ember.nn.functional as F
 import numpy as np
 import pytest
 
 import ember
+import ember.nn.functional as F
 
 
 def test_diagonal_is_a_view_sharing_storage():

@@ -358,3 +358,14 @@ def test_finfo_bfloat16_default_iinfo_and_errors():
         ember.iinfo(ember.float32)
     with pytest.raises(TypeError, match="not supported by ember.iinfo"):
         ember.iinfo(ember.bool)
+
+
+def test_cuda_reports_unavailable_so_programs_pick_the_cpu():
+    # ember's CUDA backend has no op kernels yet: the idiomatic device choice must land on the CPU.
+    device = ember.device("cuda" if ember.cuda.is_available() else "cpu")
+    assert device.type == "cpu" and ember.cuda.device_count() == 0
+    ember.cuda.manual_seed_all(0)  # a no-op, as in PyTorch without a GPU
+    with pytest.raises(RuntimeError, match="no CUDA device"):
+        ember.cuda.synchronize()
+    ember.backends.cudnn.benchmark = True  # recorded; changes nothing on the CPU
+    assert ember.backends.cudnn.is_available() is False

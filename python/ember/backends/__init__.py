@@ -1,5 +1,5 @@
 """Switches for the backends' algorithm choices, like torch.backends."""
 
-from ember.backends import cpu
+from ember.backends import cpu, cudnn
 
-__all__ = ["cpu"]
+__all__ = ["cpu", "cudnn"]

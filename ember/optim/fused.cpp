@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/backend/cpu/optim_fused.h"
 #include "ember/core/error.h"
 #include "ember/ops/creation.h"
@@ -23,11 +24,11 @@ void check_params(const std::vector<Tensor>& params, const char* op) {
     check_cpu(p, op, "params", i);
     EMBER_CHECK_TYPE(p.is_floating_point(), "[", op, "] params[", i, "] has dtype ", p.dtype(),
                      ": expected a floating-point dtype");
-    EMBER_CHECK(p.is_contiguous(), "[", op, "] params[", i, "] must be contiguous");
   }
 }
 
-// `list` must hold, per parameter, a contiguous tensor of the parameter's shape, dtype, device.
+// `list` must hold, per parameter, a tensor of the parameter's shape, dtype and device (any
+// layout: see Note [Fused layouts]).
 void check_list(const std::vector<Tensor>& list,
                 const std::vector<Tensor>& params,
                 const char* op,
@@ -43,7 +44,6 @@ void check_list(const std::vector<Tensor>& list,
                      " but its param has dtype ", p.dtype());
     EMBER_CHECK(t.sizes() == p.sizes(), "[", op, "] ", what, "[", i, "] has shape ", t.sizes(),
                 " but its param has shape ", p.sizes());
-    EMBER_CHECK(t.is_contiguous(), "[", op, "] ", what, "[", i, "] must be contiguous");
   }
 }
 
@@ -78,15 +78,61 @@ std::vector<double> bump_steps(const std::vector<Tensor>& steps, size_t n, const
   return out;
 }
 
-// Gradients may come strided from backward (an expanded or transposed result): they are only
-// read, so a contiguous copy is taken rather than refusing them.
-std::vector<Tensor> contiguous_grads(const std::vector<Tensor>& grads,
-                                     const std::vector<Tensor>& params,
-                                     const char* op) {
-  std::vector<Tensor> out(grads);
-  for (size_t i = 0; i < out.size() && i < params.size(); ++i)
-    if (out[i].defined() && !out[i].is_contiguous()) out[i] = out[i].contiguous();
-  check_list(out, params, op, "grads");
+// Note [Fused layouts]: the kernels walk each tensor's memory as one flat array. That is right
+// when the parameter is dense (contiguous, channels-last, any permutation of dims) and its
+// gradient and state tensors lay their elements out in the same order. Anything else is staged:
+// copied into the parameter's layout (a contiguous one for a parameter with gaps), updated there,
+// and, for the tensors updated in place, copied back. Models keep one layout throughout, so the
+// staging is the rare path (a strided gradient, state loaded from a checkpoint in another layout).
+bool same_memory_order(const Tensor& t, const Tensor& p) {
+  if (!p.is_non_overlapping_and_dense() || !t.is_non_overlapping_and_dense()) return false;
+  for (int64_t d = 0; d < p.dim(); ++d)
+    if (p.size(d) > 1 && t.stride(d) != p.stride(d)) return false;
+  return true;
+}
+
+class Staging {
+ public:
+  // What the kernel reads for `t`, which belongs with parameter `p`.
+  Tensor in(const Tensor& t, const Tensor& p) const {
+    return same_memory_order(t, p) ? t : layout_copy(t, p);
+  }
+  // What the kernel updates in place for `t`; write_back() copies staged values home.
+  Tensor inout(const Tensor& t, const Tensor& p) {
+    if (same_memory_order(t, p)) return t;
+    Tensor s = layout_copy(t, p);
+    back_.emplace_back(t, s);
+    return s;
+  }
+  std::vector<Tensor> inout(const std::vector<Tensor>& list, const std::vector<Tensor>& params) {
+    std::vector<Tensor> out(list.size());
+    for (size_t i = 0; i < list.size(); ++i) out[i] = inout(list[i], params[i]);
+    return out;
+  }
+  void write_back() {
+    NoGradGuard no_grad;  // a parameter is a leaf that requires grad
+    for (auto& [t, s] : back_) t.copy_(s);
+  }
+
+ private:
+  static Tensor layout_copy(const Tensor& t, const Tensor& p) {
+    Tensor s = p.is_non_overlapping_and_dense() ? empty_like(p)
+                                                : empty(p.sizes(), TensorOptions(p.dtype()));
+    s.copy_(t);
+    return s;
+  }
+  std::vector<std::pair<Tensor, Tensor>> back_;
+};
+
+// Gradients are only read: one in a different layout (an expanded or transposed result of
+// backward) is copied into its parameter's.
+std::vector<Tensor> staged_grads(const std::vector<Tensor>& grads,
+                                 const std::vector<Tensor>& params,
+                                 const Staging& st,
+                                 const char* op) {
+  check_list(grads, params, op, "grads");
+  std::vector<Tensor> out(grads.size());
+  for (size_t i = 0; i < grads.size(); ++i) out[i] = st.in(grads[i], params[i]);
   return out;
 }
 
@@ -139,11 +185,16 @@ void adam_(const std::vector<Tensor>& params,
            bool decoupled) {
   const char* op = "adam_";
   check_params(params, op);
-  const std::vector<Tensor> g = contiguous_grads(grads, params, op);
+  Staging st;
+  const std::vector<Tensor> g = staged_grads(grads, params, st, op);
   check_list(exp_avgs, params, op, "exp_avgs");
   check_list(exp_avg_sqs, params, op, "exp_avg_sqs");
   if (amsgrad) check_list(max_exp_avg_sqs, params, op, "max_exp_avg_sqs");
   if (params.empty()) return;
+  const std::vector<Tensor> p = st.inout(params, params), m = st.inout(exp_avgs, params),
+                            v = st.inout(exp_avg_sqs, params),
+                            vmax =
+                                amsgrad ? st.inout(max_exp_avg_sqs, params) : std::vector<Tensor>{};
   const std::vector<double> steps = bump_steps(state_steps, params.size(), op);
   std::vector<double> step_size(params.size()), bc2_sqrt(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
@@ -151,10 +202,10 @@ void adam_(const std::vector<Tensor>& params,
     bc2_sqrt[i] = std::sqrt(1 - std::pow(beta2, steps[i]));
   }
   for (const auto& idx : by_dtype(params))
-    cpu::fused_adam(pick(params, idx), pick(g, idx), pick(exp_avgs, idx), pick(exp_avg_sqs, idx),
-                    amsgrad ? pick(max_exp_avg_sqs, idx) : std::vector<Tensor>{},
+    cpu::fused_adam(pick(p, idx), pick(g, idx), pick(m, idx), pick(v, idx), pick(vmax, idx),
                     pick(step_size, idx), pick(bc2_sqrt, idx),
                     {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
+  st.write_back();
   bump(params);
   bump(exp_avgs);
   bump(exp_avg_sqs);
@@ -172,7 +223,8 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
                          bool maximize) {
   const char* op = "sgd_";
   check_params(params, op);
-  const std::vector<Tensor> g = contiguous_grads(grads, params, op);
+  Staging st;
+  const std::vector<Tensor> g = staged_grads(grads, params, st, op);
   std::vector<Tensor> bufs;
   std::vector<uint8_t> first(params.size(), 0);
   if (momentum != 0) {
@@ -185,15 +237,17 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
       if (!momentum_buffers.empty() && momentum_buffers[i].defined()) {
         bufs[i] = momentum_buffers[i];
       } else {
-        bufs[i] = empty(params[i].sizes(), TensorOptions(params[i].dtype()));
+        bufs[i] = empty_like(params[i]);  // in the parameter's layout, so never staged
         first[i] = 1;
       }
     }
     check_list(bufs, params, op, "momentum_buffers");
   }
+  const std::vector<Tensor> p = st.inout(params, params), b = st.inout(bufs, params);
   for (const auto& idx : by_dtype(params))
-    cpu::fused_sgd(pick(params, idx), pick(g, idx), pick(bufs, idx), pick(first, idx),
+    cpu::fused_sgd(pick(p, idx), pick(g, idx), pick(b, idx), pick(first, idx),
                    {lr, momentum, dampening, weight_decay, nesterov, maximize});
+  st.write_back();
   bump(params);
   bump(bufs);
   return bufs;
@@ -214,17 +268,21 @@ void rmsprop_(const std::vector<Tensor>& params,
               bool maximize) {
   const char* op = "rmsprop_";
   check_params(params, op);
-  const std::vector<Tensor> g = contiguous_grads(grads, params, op);
+  Staging st;
+  const std::vector<Tensor> g = staged_grads(grads, params, st, op);
   check_list(square_avgs, params, op, "square_avgs");
   if (centered) check_list(grad_avgs, params, op, "grad_avgs");
   if (momentum > 0) check_list(momentum_buffers, params, op, "momentum_buffers");
   if (params.empty()) return;
   bump_steps(state_steps, params.size(), op);  // RMSprop's update does not use the count
+  const std::vector<Tensor> p = st.inout(params, params), sq = st.inout(square_avgs, params),
+                            ga = centered ? st.inout(grad_avgs, params) : std::vector<Tensor>{},
+                            mb = momentum > 0 ? st.inout(momentum_buffers, params)
+                                              : std::vector<Tensor>{};
   for (const auto& idx : by_dtype(params))
-    cpu::fused_rmsprop(pick(params, idx), pick(g, idx), pick(square_avgs, idx),
-                       centered ? pick(grad_avgs, idx) : std::vector<Tensor>{},
-                       momentum > 0 ? pick(momentum_buffers, idx) : std::vector<Tensor>{},
+    cpu::fused_rmsprop(pick(p, idx), pick(g, idx), pick(sq, idx), pick(ga, idx), pick(mb, idx),
                        {lr, alpha, eps, weight_decay, momentum, centered, maximize});
+  st.write_back();
   bump(params);
   bump(square_avgs);
   if (centered) bump(grad_avgs);
@@ -242,14 +300,17 @@ void adagrad_(const std::vector<Tensor>& params,
               bool maximize) {
   const char* op = "adagrad_";
   check_params(params, op);
-  const std::vector<Tensor> g = contiguous_grads(grads, params, op);
+  Staging st;
+  const std::vector<Tensor> g = staged_grads(grads, params, st, op);
   check_list(state_sums, params, op, "state_sums");
   if (params.empty()) return;
   std::vector<double> clr = bump_steps(state_steps, params.size(), op);
   for (double& c : clr) c = lr / (1 + (c - 1) * lr_decay);
+  const std::vector<Tensor> p = st.inout(params, params), sums = st.inout(state_sums, params);
   for (const auto& idx : by_dtype(params))
-    cpu::fused_adagrad(pick(params, idx), pick(g, idx), pick(state_sums, idx), pick(clr, idx),
+    cpu::fused_adagrad(pick(p, idx), pick(g, idx), pick(sums, idx), pick(clr, idx),
                        {eps, weight_decay, maximize});
+  st.write_back();
   bump(params);
   bump(state_sums);
 }

@@ -10,10 +10,12 @@
 namespace ember::optim {
 
 // Every list holds, for parameter i, a tensor of params[i]'s shape, dtype and device; all must be
-// contiguous CPU floating-point tensors (a clear error otherwise; parameters of several dtypes
-// may be mixed in one call). float16 and bfloat16 tensors are updated in float arithmetic and
-// rounded once per stored value. The updates do not record autograd history (they run as under
-// no_grad) and bump the version counter of every tensor they change.
+// CPU floating-point tensors (a clear error otherwise; parameters of several dtypes may be mixed
+// in one call). Any layout works; a dense parameter (contiguous or channels-last) whose state
+// has its layout is updated in place in one pass, others are staged (Note [Fused layouts]). float16
+// and bfloat16 tensors are updated in float arithmetic and rounded once per stored value. The
+// updates do not record autograd history (they run as under no_grad) and bump the version counter
+// of every tensor they change.
 //
 // state_steps: one scalar tensor (float32, float64 or int64) per parameter, or a single one
 // shared by the group. Each call adds 1 to each step tensor first and uses the new value, as

@@ -551,3 +551,49 @@ def test_a_step_pre_hook_may_replace_the_arguments():
     opt.register_step_pre_hook(lambda o, args, kwargs: ((o,), {"closure": closure}))
     assert float(opt.step()) == 3.0  # the hook supplied the closure
     np.testing.assert_allclose(w.detach().numpy(), [-0.5])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: optim.Adam(ps, lr=0.1, amsgrad=True),
+        lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),
+        lambda ps: optim.RMSprop(ps, lr=0.1, momentum=0.5, centered=True),
+        lambda ps: optim.Adagrad(ps, lr=0.1),
+    ],
+)
+def test_any_parameter_layout_gives_the_contiguous_result(make):
+    # A channels-last parameter (updated in place in one pass), a transposed one whose gradient
+    # is contiguous, and a strided view with gaps (both staged): each must end where the same
+    # parameter in contiguous layout ends (Note [Fused layouts] in ember/optim/fused.cpp).
+    base = [
+        np.random.default_rng(i).standard_normal(s) for i, s in enumerate([(2, 3, 4, 5), (4, 6)])
+    ]
+    grads = [np.random.default_rng(10 + i).standard_normal(b.shape) for i, b in enumerate(base)]
+
+    def train(layouts):
+        ps = [f(ember.tensor(b)).requires_grad_() for f, b in zip(layouts, base)]
+        opt = make(ps)
+        for _ in range(3):
+            for p, g in zip(ps, grads):
+                p.grad = ember.tensor(g)
+            opt.step()
+        return [p.detach().contiguous().numpy() for p in ps], ps
+
+    want, _ = train([lambda t: t, lambda t: t])
+    got, ps = train(
+        [lambda t: t.to(memory_format=ember.channels_last), lambda t: t.t().contiguous().t()]
+    )
+    assert ps[0].is_contiguous(memory_format=ember.channels_last)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    wide = ember.zeros(4, 12, dtype=ember.float64)
+    view = wide[:, ::2]  # a parameter with gaps: its update must land in the view only
+    view.copy_(ember.tensor(base[1]))
+    p = view.requires_grad_()
+    opt = make([p])
+    for _ in range(3):
+        p.grad = ember.tensor(grads[1])
+        opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), want[1], rtol=1e-12)
+    assert float(wide[:, 1::2].abs().sum()) == 0.0

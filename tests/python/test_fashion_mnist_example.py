@@ -65,7 +65,7 @@ def test_resume_is_bitwise(example, small_root, tmp_path):
     assert "256 training and 256 test images" in text
     assert "epoch 2/2: test loss" in text and "final test accuracy" in text
     # A StringIO is no terminal: progress comes as plain lines, no carriage returns.
-    assert "\r" not in text and "epoch 1/2 [4/4] loss" in text
+    assert "\r" not in text and "epoch 1/2 [8/8] loss" in text
     assert len(full["test_acc"]) == 2 and full["test_acc"][1] > 0.4
 
     (tmp_path / "b").mkdir()
@@ -85,7 +85,7 @@ def test_resume_is_bitwise(example, small_root, tmp_path):
 
 def test_limit_and_resume_refuses_other_flags(example, small_root, tmp_path):
     history, text = run(example, small_root, tmp_path, "--epochs", "1", "--limit", "64")
-    assert "64 training and 64 test images" in text and "epoch 1/1 [1/1]" in text
+    assert "64 training and 64 test images" in text and "epoch 1/1 [2/2]" in text
     with pytest.raises(SystemExit, match="resuming needs the same flags"):
         run(
             example,
@@ -106,3 +106,20 @@ def test_default_run_reaches_91_percent(example, tmp_path):
     history = example.main(["--out-dir", str(tmp_path), "--plot", ""], out=io.StringIO())
     assert len(history["test_acc"]) == 3
     assert history["test_acc"][-1] >= 0.91, history
+
+
+def test_progress_rewrites_one_line_on_a_terminal(example):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    progress = example.Progress(2, 3, 10, stream=stream)
+    progress.update(10, 320, 0.5, 0.875, final=True)
+    text = stream.getvalue()
+    assert text.startswith("\repoch 2/3 [10/10] loss 0.5000 acc 87.50%") and text.endswith("s\n")
+
+
+def test_missing_data_dir(example, tmp_path):
+    with pytest.raises(FileNotFoundError, match="--data-dir"):
+        example.main(["--data-dir", str(tmp_path), "--plot", ""], out=io.StringIO())

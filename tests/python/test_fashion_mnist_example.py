@@ -1,0 +1,125 @@
+"""examples/fashion_mnist.py: a tiny run (256 images, 2 epochs) and its resume, which must give the
+same epoch-2 numbers bitwise; the full default run (>= 91% test accuracy in 3 epochs) only with
+EMBER_SLOW_TESTS=1."""
+
+import importlib.util
+import io
+import os
+import pathlib
+import struct
+
+import pytest
+
+import ember
+
+DEBIAN_ROOT = "/usr/share/datasets/fashion-mnist"
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "fashion_mnist.py"
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(os.path.join(DEBIAN_ROOT, "t10k-labels-idx1-ubyte.gz")),
+    reason="Debian's dataset-fashion-mnist is not installed",
+)
+
+
+@pytest.fixture(scope="module")
+def example():
+    spec = importlib.util.spec_from_file_location("fashion_mnist_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def small_root(tmp_path_factory):
+    """The first 256 images of each split as IDX files: a run reads them in no time."""
+    from ember.datasets import FashionMNIST
+
+    root = tmp_path_factory.mktemp("fmnist")
+    for train, prefix in ((True, "train"), (False, "t10k")):
+        ds = FashionMNIST(DEBIAN_ROOT, train=train)
+        for kind, t in (("images-idx3", ds.data[:256]), ("labels-idx1", ds.targets[:256])):
+            t = t.to(ember.uint8).contiguous()
+            header = bytes([0, 0, 8, t.dim()]) + struct.pack(f">{t.dim()}I", *t.shape)
+            (root / f"{prefix}-{kind}-ubyte").write_bytes(header + t.numpy().tobytes())
+    return str(root)
+
+
+def run(example, small_root, tmp_path, *flags):
+    out = io.StringIO()
+    ckpt = str(tmp_path / "ckpt.safetensors")
+    threads = ember.get_num_threads()
+    try:
+        history = example.main(
+            ["--data-dir", small_root, "--checkpoint", ckpt, "--plot", "", "--threads", "2"]
+            + list(flags),
+            out=out,
+        )
+    finally:
+        ember.set_num_threads(threads)
+    return history, out.getvalue()
+
+
+def test_resume_is_bitwise(example, small_root, tmp_path):
+    (tmp_path / "a").mkdir()
+    full, text = run(example, small_root, tmp_path / "a", "--epochs", "2")
+    assert "256 training and 256 test images" in text
+    assert "epoch 2/2: test loss" in text and "final test accuracy" in text
+    # A StringIO is no terminal: progress comes as plain lines, no carriage returns.
+    assert "\r" not in text and "epoch 1/2 [8/8] loss" in text
+    assert len(full["test_acc"]) == 2 and full["test_acc"][1] > 0.4
+
+    (tmp_path / "b").mkdir()
+    first, _ = run(example, small_root, tmp_path / "b", "--epochs", "1")
+    resumed, text = run(example, small_root, tmp_path / "b", "--epochs", "2", "--resume")
+    assert "resumed from" in text and "after epoch 1" in text
+    for key in ("train_loss", "train_acc", "test_loss", "test_acc"):
+        assert resumed[key] == full[key], key  # floats compared exactly
+
+    # The checkpoint holds everything a resume needs.
+    ckpt = ember.load(str(tmp_path / "b" / "ckpt.safetensors"))
+    assert ckpt["epoch"] == 2
+    assert set(ckpt) >= {"model", "optimizer", "scheduler", "rng_state", "history"}
+    assert ckpt["scheduler"]["last_epoch"] == 2
+    assert abs(ckpt["optimizer"]["param_groups"][0]["lr"] - 1e-3 * 0.7**2) < 1e-12
+
+
+def test_limit_and_resume_refuses_other_flags(example, small_root, tmp_path):
+    history, text = run(example, small_root, tmp_path, "--epochs", "1", "--limit", "64")
+    assert "64 training and 64 test images" in text and "epoch 1/1 [2/2]" in text
+    with pytest.raises(SystemExit, match="resuming needs the same flags"):
+        run(
+            example,
+            small_root,
+            tmp_path,
+            "--epochs",
+            "2",
+            "--limit",
+            "64",
+            "--resume",
+            "--lr",
+            "0.01",
+        )
+
+
+@pytest.mark.skipif(os.environ.get("EMBER_SLOW_TESTS") != "1", reason="EMBER_SLOW_TESTS=1 runs it")
+def test_default_run_reaches_91_percent(example, tmp_path):
+    history = example.main(["--out-dir", str(tmp_path), "--plot", ""], out=io.StringIO())
+    assert len(history["test_acc"]) == 3
+    assert history["test_acc"][-1] >= 0.91, history
+
+
+def test_progress_rewrites_one_line_on_a_terminal(example):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    progress = example.Progress(2, 3, 10, stream=stream)
+    progress.update(10, 320, 0.5, 0.875, final=True)
+    text = stream.getvalue()
+    assert text.startswith("\repoch 2/3 [10/10] loss 0.5000 acc 87.50%") and text.endswith("s\n")
+
+
+def test_missing_data_dir(example, tmp_path):
+    with pytest.raises(FileNotFoundError, match="--data-dir"):
+        example.main(["--data-dir", str(tmp_path), "--plot", ""], out=io.StringIO())

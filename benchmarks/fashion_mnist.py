@@ -175,7 +175,8 @@ def run(threads, args, train, test, ember, torch):
     n_test = len(test[1])
     # Untrained models agree before anything is timed (eval mode: no dropout, running stats).
     with ember.no_grad(), torch.no_grad():
-        e_model.eval(), t_model.eval()
+        e_model.eval()
+        t_model.eval()
         xs = test[0][:256]
         diff = np.max(
             np.abs(e_model(ember.from_numpy(xs)).numpy() - t_model(torch.from_numpy(xs)).numpy())

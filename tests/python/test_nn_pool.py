@@ -94,6 +94,24 @@ def test_nan_and_ties_follow_pytorch():
         assert idx[0, 1].tolist() == [[0, 1, 3, 5], [8, 9, 11, 13], [24, 25, 27, 29]]
 
 
+def test_plain_2x2_pool_of_odd_planes():
+    # The float32 NCHW 2x2/2 fast path: the last row and column of an odd plane are dropped, a
+    # NaN wins (the later of two), ties give the first position in row-major order.
+    x = ember.zeros(2, 3, 5, 7)
+    x[0, 0, 0, 1] = NAN
+    x[0, 0, 1, 0] = NAN
+    x[1, 2, 3, 5] = 4.0
+    x[1, 2, 4, 6] = 9.0  # outside every window
+    out, idx = F.max_pool2d(x, 2, return_indices=True)
+    assert tuple(out.shape) == (2, 3, 2, 3)
+    assert np.isnan(out[0, 0, 0, 0].item()) and idx[0, 0, 0, 0].item() == 7
+    assert out[1, 2].tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 4.0]]
+    assert idx[1, 2].tolist() == [[0, 2, 4], [14, 16, 26]]
+    xg = x.clone().requires_grad_()
+    F.max_pool2d(xg, 2).sum().backward()  # the backward's int32 indices
+    assert xg.grad[1, 2, 3, 5].item() == 1.0 and xg.grad[1, 2].sum().item() == 6.0
+
+
 def test_windows_at_the_edges():
     # Padding wider than the input: every output reads past it (no vectorised middle part).
     x = t([[[[3.0], [1.0]]]])

@@ -23,7 +23,7 @@ constexpr const char* kUsage =
     "  --data-dir DIR     folder with the Fashion-MNIST IDX files, gzip'd or plain\n"
     "                     (default /usr/share/datasets/fashion-mnist)\n"
     "  --epochs N         epochs to train, in all (default 3)\n"
-    "  --batch-size N     training batch size (default 64)\n"
+    "  --batch-size N     training batch size (default 32)\n"
     "  --lr X             Adam's learning rate (default 1e-3; x0.7 after each epoch)\n"
     "  --threads N        compute threads (default: every core)\n"
     "  --seed N           seed of the initialisation, dropout and data order (default 0)\n"

@@ -27,11 +27,15 @@ using ember::Tensor;
 
 // Fashion-MNIST's pixel mean and standard deviation (of the training set, scaled to [0, 1]).
 inline constexpr double kMean = 0.2860, kStd = 0.3530;
+// Batch 32 and dropout 0.1, examples/fashion_mnist.py's defaults: the first plan (batch 64,
+// dropout 0.25) reached 90.9 / 89.9 / 90.7% in 3 epochs here (seeds 0 / 1 / 2), below the
+// issue's 91% (PyTorch too: 90.6%, benchmarks/fashion_mnist.py).
+inline constexpr double kDropout = 0.1;
 
 // Two convolution blocks (conv, batch norm, ReLU, 2x2 max pool: 28 -> 14 -> 7), then dropout
-// and two linear layers. One flat Sequential, as examples/fashion_mnist.py's build_model(): the
-// same layers in the same order, so the state dict keys ("0.weight", "1.running_mean", ...) and
-// the order of the initialisation's draws are the Python example's.
+// and two linear layers. One flat Sequential, as examples/fashion_mnist.py's build_model(), so
+// the state dict keys are the same ("0.weight", "1.running_mean", ...); the initial values are
+// not (the C++ and Python initialisations draw differently).
 using Net = nn::Sequential;
 
 inline std::shared_ptr<Net> make_model() {
@@ -42,15 +46,15 @@ inline std::shared_ptr<Net> make_model() {
       std::make_shared<nn::Conv2d>(32, 64, 3, nn::ConvOptions{.padding = 1}),
       std::make_shared<nn::BatchNorm2d>(64), std::make_shared<nn::ReLU>(),
       std::make_shared<nn::MaxPool2d>(2),  // 14 -> 7
-      std::make_shared<nn::Flatten>(), std::make_shared<nn::Dropout>(0.25),
+      std::make_shared<nn::Flatten>(), std::make_shared<nn::Dropout>(kDropout),
       std::make_shared<nn::Linear>(64 * 7 * 7, 128), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::Dropout>(0.25), std::make_shared<nn::Linear>(128, 10));
+      std::make_shared<nn::Dropout>(kDropout), std::make_shared<nn::Linear>(128, 10));
 }
 
 struct Config {
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   int64_t epochs = 3;
-  int64_t batch_size = 64;
+  int64_t batch_size = 32;
   double lr = 1e-3;
   int threads = 0;  // 0: ember's default (every core)
   uint64_t seed = 0;
@@ -89,19 +93,19 @@ inline double peak_rss_mib() {
 }
 
 // The order of the training images in epoch `epoch` (1-based): a permutation from a generator
-// seeded with seed * 1000 + epoch, examples/fashion_mnist.py's rule (and ember's Philox draws
-// are the same in C++ and Python, so both examples see the same batches). It depends on nothing
-// that ran before: a resumed run sees the same order as an uninterrupted one.
+// seeded with seed * 1000 + epoch, examples/fashion_mnist.py's rule. It depends on nothing that
+// ran before: a resumed run sees the same order as an uninterrupted one.
 inline Tensor epoch_order(int64_t n, uint64_t seed, int64_t epoch) {
   ember::Generator g(seed * 1000 + uint64_t(epoch));
   return ember::randperm(n, ember::kInt64, &g);
 }
 
-// Mean loss and accuracy (in %) on (x, y), in eval mode and without autograd.
+// Mean loss and accuracy (in %) on (x, y), in eval mode and without autograd. Batches of 250:
+// with 1000 the convolutions' buffers took the peak memory from 0.4 to 0.8 GiB (--limit 1000).
 inline std::pair<double, double> evaluate(Net& model,
                                           const Tensor& x,
                                           const Tensor& y,
-                                          int64_t batch = 1000) {
+                                          int64_t batch = 250) {
   model.eval();
   ember::NoGradGuard no_grad;
   double loss_sum = 0;

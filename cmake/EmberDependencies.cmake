@@ -11,6 +11,9 @@ find_package(hwy CONFIG REQUIRED)
 # nlohmann-json (header-only): the JSON headers of safetensors checkpoints (ember/io).
 find_package(nlohmann_json 3 REQUIRED)
 
+# zlib: the gzip'd IDX files of ember::data::MNIST (Debian's dataset-fashion-mnist ships them so).
+find_package(ZLIB REQUIRED)
+
 # OpenBLAS, the OpenMP build, so it shares ember's one thread pool (see docs/design/threads.md):
 # float64 matrix products.
 find_path(OPENBLAS_INCLUDE_DIR cblas.h

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build ccache git pkg-config clang-format
   python3 python3-venv python3-dev
-  libdnnl-dev libopenblas-openmp-dev libhwy-dev libgtest-dev libgmock-dev nlohmann-json3-dev
+  libdnnl-dev libopenblas-openmp-dev libhwy-dev libgtest-dev libgmock-dev nlohmann-json3-dev zlib1g-dev
 )
 missing=()
 for p in "${packages[@]}"; do

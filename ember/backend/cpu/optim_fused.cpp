@@ -50,21 +50,6 @@ void with_bool(bool b, const F& f) {
     f(std::false_type{});
 }
 
-// Runs f(S{}) with S the storage type of dtype dt.
-template <class F>
-void with_dtype(DType dt, const char* op, const F& f) {
-  if (dt == kFloat32)
-    f(float{});
-  else if (dt == kFloat64)
-    f(double{});
-  else if (dt == kFloat16)
-    f(Half{});
-  else if (dt == kBFloat16)
-    f(BFloat16{});
-  else
-    EMBER_FAIL("[", op, "] expected floating-point tensors, got ", dt);
-}
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define EMBER_OPTIM_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -215,8 +200,7 @@ void fused_adam(const TensorVec& params,
                 const std::vector<double>& bc2_sqrt,
                 const AdamKernelArgs& a) {
   if (params.empty()) return;
-  with_dtype(params[0].dtype(), "adam_", [&](auto zero) {
-    using S = decltype(zero);
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "adam_", [&]<class S>() {
     using T = opmath_t<S>;
     const bool l2 = !a.decoupled && a.weight_decay != 0;
     const T decay = T(a.decoupled ? 1 - a.lr * a.weight_decay : 1);
@@ -240,8 +224,7 @@ void fused_sgd(const TensorVec& params,
                const std::vector<uint8_t>& first,
                const SgdKernelArgs& a) {
   if (params.empty()) return;
-  with_dtype(params[0].dtype(), "sgd_", [&](auto zero) {
-    using S = decltype(zero);
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "sgd_", [&]<class S>() {
     using T = opmath_t<S>;
     with_bool(a.weight_decay != 0, [&](auto l2) {
       with_bool(a.momentum != 0, [&](auto mom) {
@@ -265,8 +248,7 @@ void fused_rmsprop(const TensorVec& params,
                    const TensorVec& bufs,
                    const RmspropKernelArgs& a) {
   if (params.empty()) return;
-  with_dtype(params[0].dtype(), "rmsprop_", [&](auto zero) {
-    using S = decltype(zero);
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "rmsprop_", [&]<class S>() {
     using T = opmath_t<S>;
     with_bool(a.weight_decay != 0, [&](auto l2) {
       with_bool(a.centered, [&](auto cen) {
@@ -290,8 +272,7 @@ void fused_adagrad(const TensorVec& params,
                    const std::vector<double>& clr,
                    const AdagradKernelArgs& a) {
   if (params.empty()) return;
-  with_dtype(params[0].dtype(), "adagrad_", [&](auto zero) {
-    using S = decltype(zero);
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "adagrad_", [&]<class S>() {
     using T = opmath_t<S>;
     with_bool(a.weight_decay != 0, [&](auto l2) {
       over_elements(params, [&](size_t i, int64_t b, int64_t e) {

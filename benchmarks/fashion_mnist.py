@@ -68,7 +68,7 @@ def load_split(data_dir, prefix):
     return np.ascontiguousarray(x, dtype=np.float32), labels.astype(np.int64)
 
 
-def make_model(nn):
+def make_model(nn, dropout=DROPOUT):
     """The brief's model, written once for both libraries (same module names, same state_dict)."""
     return nn.Sequential(
         nn.Conv2d(1, 32, 3, padding=1),
@@ -80,10 +80,10 @@ def make_model(nn):
         nn.ReLU(),
         nn.MaxPool2d(2),
         nn.Flatten(),
-        nn.Dropout(DROPOUT),
+        nn.Dropout(dropout),
         nn.Linear(64 * 7 * 7, 128),
         nn.ReLU(),
-        nn.Dropout(DROPOUT),
+        nn.Dropout(dropout),
         nn.Linear(128, 10),
     )
 
@@ -166,8 +166,8 @@ def run(threads, args, train, test, ember, torch):
         lib.set_num_threads(threads)
     ember.manual_seed(args.seed)
     torch.manual_seed(args.seed)
-    e_model = make_model(ember.nn)
-    t_model = make_model(torch.nn)
+    e_model = make_model(ember.nn, args.dropout)
+    t_model = make_model(torch.nn, args.dropout)
     copy_weights(e_model, t_model, torch)
     sides = [
         Side("ember", ember, e_model, train, test, args.lr),
@@ -241,6 +241,7 @@ def main():
     )
     parser.add_argument("--limit", type=int, help="train on the first N images only")
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--dropout", type=float, default=DROPOUT)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR)

@@ -30,12 +30,19 @@ class Allocator {
   virtual Device device() const = 0;
 };
 
-// Caching CPU allocator. Blocks are 64-byte aligned and rounded up to a size class (multiples of
-// 64 bytes up to 1 KiB, then 8 classes per power of two, so at most 12.5% is wasted). A freed
-// block goes back to its class's free list and the next request of that class reuses it: after
-// the first training iteration the same buffers are handed out again, with no page faults and
-// no system calls. Blocks of 1 MiB and more are 2 MiB aligned and marked for transparent huge
-// pages. Thread safe (one mutex).
+// Caching CPU allocator (docs/design/memory.md). Freed memory is kept and handed out again, so
+// that after a training loop's first iteration its buffers cost no page faults and no system
+// calls. Two pools:
+// - small requests (up to 1 MiB) round up to a size class (multiples of 64 bytes up to 1 KiB,
+//   then 8 classes per power of two, so at most 12.5% is wasted); a freed block goes back to its
+//   class's free list and serves the next request of that class. 64-byte aligned.
+// - large requests (above 1 MiB) round up to 64 KiB and take the best-fitting free block of the
+//   large pool, split when the rest is 1 MiB or more; freed blocks merge with free neighbours.
+//   The pool grows by segments from the system, 2 MiB aligned and marked for transparent huge
+//   pages. Splitting and merging let one buffer serve requests of other sizes later, so the
+//   memory a program holds stays close to its peak of live tensors (a free list per size would
+//   hold the peak of each size at once: twice as much for VGG-19's training step).
+// Thread safe (one mutex).
 class CachingCPUAllocator final : public Allocator {
  public:
   void* allocate(size_t nbytes) override;
@@ -44,13 +51,13 @@ class CachingCPUAllocator final : public Allocator {
 
   MemoryStats stats() const;
   void reset_peak_stats();
-  // Returns every cached block to the system.
+  // Returns every cached block to the system (a large-pool segment only when all of it is free).
   void empty_cache();
   // Cached bytes above this limit are returned to the system as blocks are freed.
   void set_cache_limit(int64_t bytes);
   int64_t cache_limit() const;
 
-  // The size class `nbytes` rounds up to.
+  // The block size `nbytes` rounds up to (a large request may get a block up to 1 MiB larger).
   static size_t round_size(size_t nbytes);
 };
 

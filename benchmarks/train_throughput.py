@@ -2,6 +2,7 @@
 
     benchmarks/run.sh train_throughput [--models alexnet,resnet50] [--threads 1,2] [--steps 20]
                                        [--warmup 5] [--batch resnet50=16] [--breakdown]
+                                       [--channels-last] [--json FILE]
 
 Models (benchmarks/models/, one source run by both frameworks): AlexNet, VGG-19, ResNet-50,
 MobileNetV2 (224x224 images, batch 8, SGD momentum 0.9), a GNMT-like LSTM sequence-to-sequence
@@ -17,6 +18,11 @@ resident set over its life (the framework's import, the model, its optimizer sta
 steps); "model" is that peak less the resident set right after the import. The loss check:
 the mean loss of the last three steps is below the first step's (the batch is fixed, so a model
 that trains fits it).
+
+Images are NCHW (contiguous), PyTorch's default; --channels-last converts both sides' image
+models and images to channels_last (NHWC order in memory), as `model.to(memory_format=...)`
+does for a PyTorch user who opts in. --breakdown also times the forward (with the loss), the
+backward and the optimizer step.
 
 Thread counts go to both sides the same way: OMP_NUM_THREADS and MKL_NUM_THREADS in the worker's
 environment and set_num_threads. Workers inherit the rest of the environment (for example
@@ -54,7 +60,7 @@ def peak_rss_mib():
 # each, and answers on stdout; anything else it prints goes to stderr.
 
 
-def worker(framework, model_name, threads, batch, breakdown):
+def worker(framework, model_name, threads, batch, breakdown, channels_last):
     protocol = sys.stdout
     sys.stdout = sys.stderr
     if framework == "ember":
@@ -74,6 +80,9 @@ def worker(framework, model_name, threads, batch, breakdown):
     work.model.train()
     data = spec.synthetic_batch(batch, np.random.default_rng(0))
     inputs = {k: torch.from_numpy(v) for k, v in data.items()}
+    if channels_last and "x" in inputs:  # the image models: weights and images in NHWC order
+        work.model.to(memory_format=torch.channels_last)
+        inputs["x"] = inputs["x"].contiguous(memory_format=torch.channels_last)
 
     def answer(**kw):
         protocol.write(json.dumps(kw) + "\n")
@@ -103,12 +112,14 @@ def worker(framework, model_name, threads, batch, breakdown):
 
 
 class Worker:
-    def __init__(self, framework, model, threads, batch, breakdown):
+    def __init__(self, framework, model, threads, batch, breakdown, channels_last):
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
         args = [sys.executable, __file__, "--worker", framework, "--models", model]
         args += ["--threads", str(threads), "--batch", f"{model}={batch}"]
         if breakdown:
             args.append("--breakdown")
+        if channels_last:
+            args.append("--channels-last")
         self.framework = framework
         self.proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True
@@ -134,8 +145,10 @@ class Worker:
         return result
 
 
-def run_model(name, spec, threads, batch, steps, warmup, breakdown):
-    workers = {fw: Worker(fw, name, threads, batch, breakdown) for fw in ("ember", "torch")}
+def run_model(name, spec, threads, batch, steps, warmup, breakdown, channels_last):
+    workers = {
+        fw: Worker(fw, name, threads, batch, breakdown, channels_last) for fw in ("ember", "torch")
+    }
     records = {fw: [] for fw in workers}
     for step in range(steps):
         # Alternate who goes first too, so neither side always runs right after the other.
@@ -179,6 +192,11 @@ def main():
     p.add_argument("--warmup", type=int, default=5, help="first steps left out of the median")
     p.add_argument("--batch", action="append", default=[], help="MODEL=N, repeatable")
     p.add_argument("--breakdown", action="store_true", help="also time forward, backward, step")
+    p.add_argument(
+        "--channels-last",
+        action="store_true",
+        help="image models: both sides convert the model and the images to channels_last",
+    )
     p.add_argument("--json", help="write all figures (and every step's loss) to this file")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -205,6 +223,7 @@ def main():
             int(args.threads),
             batches.get(m, MODELS[m].DEFAULT_BATCH),
             args.breakdown,
+            args.channels_last,
         )
         return
 
@@ -212,7 +231,8 @@ def main():
     print(f"# {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(
         f"# {args.steps} steps per side ({args.warmup} warm-up), median step time; OMP_WAIT_POLICY="
-        f"{os.environ.get('OMP_WAIT_POLICY', '(unset)')}"
+        f"{os.environ.get('OMP_WAIT_POLICY', '(unset)')}; images "
+        f"{'channels_last' if args.channels_last else 'NCHW (contiguous)'}"
     )
     header = f"{'model':<13} {'thr':>3} {'batch':>5} {'unit':<7} {'ember/s':>9} {'torch/s':>9}"
     header += f" {'ratio':>6}"
@@ -223,7 +243,16 @@ def main():
         for name in models:
             spec = MODELS[name]
             batch = batches.get(name, spec.DEFAULT_BATCH)
-            r = run_model(name, spec, threads, batch, args.steps, args.warmup, args.breakdown)
+            r = run_model(
+                name,
+                spec,
+                threads,
+                batch,
+                args.steps,
+                args.warmup,
+                args.breakdown,
+                args.channels_last,
+            )
             if first:
                 print(f"# ember {r['ember']['version']}, torch {r['torch']['version']}")
                 print(header)

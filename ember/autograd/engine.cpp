@@ -294,8 +294,10 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       meta.grad = std::move(g);  // nobody else sees this buffer: take it
     } else {
       // The user or another tensor holds it, or it is laid out unlike the leaf: copy, in the
-      // leaf's layout (so a channels-last weight gets a channels-last .grad, as in PyTorch).
-      meta.grad = clone(g, variable.suggest_memory_format());
+      // leaf's layout (its strides when it is dense, so a channels-last weight gets a
+      // channels-last .grad and a transposed one a transposed .grad, as in PyTorch).
+      Tensor copy = empty_like(variable, TensorOptions(g.dtype()).device(g.device()));
+      meta.grad = copy_(copy, g);
     }
   } else if (GradMode::is_enabled()) {
     meta.grad = add(meta.grad, g);

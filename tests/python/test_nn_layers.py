@@ -414,6 +414,36 @@ def test_linear_forward_and_gradients_match_numpy():
     np.testing.assert_allclose(x.grad.numpy(), gn @ w, rtol=1e-12)
 
 
+@pytest.mark.parametrize("a_cols", [False, True])
+@pytest.mark.parametrize("b_cols", [False, True])
+def test_mm_gradients_for_row_and_column_major_operands(a_cols, b_cols):
+    # mm's backward computes a column-major operand's gradient transposed (Note [Gradient
+    # layouts of mm]): the values are the same, and the leaf's .grad has the leaf's strides.
+    rng = np.random.default_rng(11)
+    an, bn, gn = (
+        rng.standard_normal((5, 4)),
+        rng.standard_normal((4, 3)),
+        rng.standard_normal((5, 3)),
+    )
+
+    def leaf(x, cols):
+        t = ember.tensor(np.ascontiguousarray(x.T)).t() if cols else ember.tensor(x)
+        return t.detach().requires_grad_()
+
+    a, b = leaf(an, a_cols), leaf(bn, b_cols)
+    assert (a.stride() == (1, 5)) == a_cols and (b.stride() == (1, 4)) == b_cols
+    ember.mm(a, b).backward(ember.tensor(gn))
+    np.testing.assert_allclose(a.grad.numpy(), gn @ bn.T, rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), an.T @ gn, rtol=1e-12)
+    assert a.grad.stride() == a.stride() and b.grad.stride() == b.stride()
+    # Second order through the transposed formulas: d/da sum(grad_b * v) = g @ v^T.
+    a2, b2 = leaf(an, a_cols), leaf(bn, b_cols)
+    (grad_b,) = ember.autograd.grad(ember.mm(a2, b2), b2, ember.tensor(gn), create_graph=True)
+    v = rng.standard_normal((4, 3))
+    (grad_a,) = ember.autograd.grad((grad_b * ember.tensor(v)).sum(), a2)
+    np.testing.assert_allclose(grad_a.numpy(), gn @ v.T, rtol=1e-12)
+
+
 def _conv2d_numpy(x, w, b, stride, padding, dilation, groups):
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape

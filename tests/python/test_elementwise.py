@@ -385,6 +385,21 @@ def test_band_gradients_of_strided_inputs_match_numpy(name, dtype):
     _assert_same_bits(xt.grad.numpy(), want)
 
 
+@pytest.mark.parametrize("name", sorted(_BAND_CASES))
+def test_band_gradients_of_channels_last_and_broadcast_gradients(name):
+    fn = _BAND_CASES[name][0]
+    xa, ga = _band_inputs(np.float32, 327)  # 33 + 327 = 360 = 2 * 3 * 6 * 10
+    xa, ga = xa.reshape(2, 3, 6, 10), ga.reshape(2, 3, 6, 10)
+    x = ember.tensor(xa).contiguous(memory_format=ember.channels_last).requires_grad_()
+    g = ember.tensor(ga).contiguous(memory_format=ember.channels_last)
+    fn(x).backward(g)
+    _assert_same_bits(x.grad.numpy(), _band_expected(name, xa, ga))
+    # sum's gradient reaches the op as one value expanded (stride 0).
+    x.grad = None
+    fn(x).sum().backward()
+    _assert_same_bits(x.grad.numpy(), _band_expected(name, xa, np.ones_like(xa)))
+
+
 @pytest.mark.parametrize("name", ["relu", "relu6", "hardtanh", "threshold", "clamp"])
 def test_band_gradients_are_the_bits_of_the_composite_expression(name):
     # The fused pass computes g * mask, as the expression it replaced (g * (x > lo) * ...):

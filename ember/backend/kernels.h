@@ -148,6 +148,15 @@ struct KernelTable {
   // its last occurrence. A NaN wins and stays, with the index of the latest NaN (as PyTorch).
   using CumExtreme = void (*)(
       ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim);
+  // out = g * (lo < t < hi) as 0 or 1 in g's dtype, `<=` at a closed bound (NaN is outside):
+  // detail::masked_grad. out, g and t have one shape and one floating dtype.
+  using MaskedGrad = void (*)(const Tensor& out,
+                              const Tensor& g,
+                              const Tensor& t,
+                              const Scalar& lo,
+                              const Scalar& hi,
+                              bool lo_closed,
+                              bool hi_closed);
 
   Allocator* allocator = nullptr;  // memory for this device's tensors
   Unary unary[kNumUnaryOps] = {};
@@ -158,6 +167,7 @@ struct KernelTable {
   Where where = nullptr;
   Copy copy = nullptr;
   Fill fill = nullptr;
+  MaskedGrad masked_grad = nullptr;
   Reduce reduce = nullptr;
   ArgReduce arg_reduce = nullptr;
   Bmm bmm = nullptr;

@@ -173,6 +173,16 @@ Tensor elu_grad(const Tensor& g, const Tensor& x, const Tensor& out, const Unary
 Tensor softplus_grad(const Tensor& g, const Tensor& x, const UnaryParams& p);
 Tensor gelu_grad(const Tensor& g, const Tensor& x, bool tanh_approx);
 Tensor logit_grad(const Tensor& g, const Tensor& x, const Scalar& eps);
+// g * (lo < t < hi) in one pass (<= at both bounds when `closed`; no upper bound without hi): the
+// gradient of relu, relu6, hardtanh, threshold, clamp and hardsigmoid. Differentiable in g (the
+// same mask), not in t. g and t have one shape. The 0/1 mask multiplies g, as the expressions
+// it replaced did: where t is outside (or NaN), a negative g gives -0.0 and a NaN or infinite g
+// NaN, where PyTorch's threshold_backward gives 0.
+Tensor masked_grad(const Tensor& g,
+                   const Tensor& t,
+                   const Scalar& lo,
+                   const std::optional<Scalar>& hi,
+                   bool closed);
 }  // namespace detail
 
 }  // namespace ember

@@ -1,5 +1,9 @@
 // The gradient formulas of the elementwise lists that do not fit on one line, written with
 // differentiable ops so that second derivatives work.
+#include <limits>
+
+#include "ember/autograd/node.h"
+#include "ember/backend/kernels.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 
@@ -67,6 +71,42 @@ Tensor logit_grad(const Tensor& g, const Tensor& x, const Scalar& eps) {
   const Tensor grad = g / (x * (1 - x));
   if (eps.to_double() < 0) return grad;
   return where(logical_or(x<eps, x> 1 - eps.to_double()), Scalar(0), grad);
+}
+
+Tensor masked_grad(const Tensor& g,
+                   const Tensor& t,
+                   const Scalar& lo,
+                   const std::optional<Scalar>& hi,
+                   bool closed) {
+  const KernelTable::MaskedGrad k = kernels(g.device()).masked_grad;
+  if (!k || g.device() != t.device() || g.dtype() != t.dtype() || !is_floating(g.dtype()) ||
+      g.sizes() != t.sizes()) {
+    // Backends without the kernel, and gradients of another dtype or shape: the same values in
+    // three passes.
+    Tensor mask = closed ? ge(t, lo) : gt(t, lo);
+    if (hi) mask = mask * (closed ? le(t, *hi) : lt(t, *hi));
+    return g * mask;
+  }
+  // The layout g * mask gives: the first of g and t that is dense but not contiguous
+  // (channels-last stays channels-last), else contiguous.
+  auto strided_dense = [](const Tensor& u) {
+    return !u.is_contiguous() && u.is_non_overlapping_and_dense();
+  };
+  Tensor out = strided_dense(g)   ? empty_like(g)
+               : strided_dense(t) ? empty_like(t)
+                                  : empty(g.sizes(), TensorOptions(g.dtype()).device(g.device()));
+  // No upper bound is +inf, closed: only NaN fails t <= inf, and NaN fails t > lo as well.
+  const Scalar h = hi ? *hi : Scalar(std::numeric_limits<double>::infinity());
+  k(out, g, t, lo, h, closed, closed || !hi);
+  if (any_requires_grad(g)) {
+    // d out / d g is the same mask; t gets no gradient (the mask is flat almost everywhere), as
+    // the comparisons of the composite expression gave none. PyTorch's name for relu's.
+    record("ThresholdBackwardBackward0", {&g}, {&out},
+           [st = SavedTensor(t), lo, hi, closed](TensorList& grads, Node& n) {
+             return TensorList{masked_grad(grads[0], st.unpack(n), lo, hi, closed)};
+           });
+  }
+  return out;
 }
 
 }  // namespace ember::detail

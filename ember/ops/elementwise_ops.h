@@ -53,28 +53,30 @@
   X(erfinv, Erfinv, kFloatingTypes, true, kSaveOut, g* exp(out* out) * detail::kSqrtPiOver2) \
   X(sigmoid, Sigmoid, kFloatingTypes, true, kSaveOut, g* out*(1 - out))                      \
   X(softsign, Softsign, kFloatingTypes, true, kSaveX, g / square(abs(x) + 1))                \
-  X(relu, Relu, kNumericTypes, false, kSaveOut, g*(out > 0))                                 \
-  X(relu6, Relu6, kNumericTypes, false, kSaveX, g*((x > 0) * (x < 6)))                       \
+  X(relu, Relu, kNumericTypes, false, kSaveOut, detail::masked_grad(g, out, 0, {}, false))   \
+  X(relu6, Relu6, kNumericTypes, false, kSaveX, detail::masked_grad(g, x, 0, 6, false))      \
   X(selu, Selu, kFloatingTypes, false, kSaveX | kSaveOut,                                    \
     g * where(x > 0, Scalar(math::kSeluScale), out + math::kSeluScale * math::kSeluAlpha))   \
   X(silu, Silu, kFloatingTypes, false, kSaveX, detail::silu_grad(g, x))                      \
   X(mish, Mish, kFloatingTypes, false, kSaveX, detail::mish_grad(g, x))                      \
-  X(hardsigmoid, Hardsigmoid, kFloatingTypes, false, kSaveX, g*((x > -3) * (x < 3)) / 6)     \
+  X(hardsigmoid, Hardsigmoid, kFloatingTypes, false, kSaveX,                                 \
+    detail::masked_grad(g, x, -3, 3, false) / 6)                                             \
   X(hardswish, Hardswish, kFloatingTypes, false, kSaveX, detail::hardswish_grad(g, x))
 
 // X(name, Functor template, dtypes, to_float, saves, gradient wrt x): unary ops with up to three
 // Scalar parameters p[0..2], which the gradient may read. Their public functions (with PyTorch's
 // argument names and defaults) are in elementwise.h.
-#define EMBER_PARAM_UNARY_OPS(X)                                                        \
-  X(clamp, Clamp, kAllTypes, false, kSaveX, g*((x >= p[0]) * (x <= p[1])))              \
-  X(hardtanh, Clamp, kNumericTypes, false, kSaveX, g*((x > p[0]) * (x < p[1])))         \
-  X(threshold, Threshold, kNumericTypes, false, kSaveX, g*(x > p[0]))                   \
-  X(leaky_relu, LeakyRelu, kFloatingTypes, false, kSaveX, where(x > 0, g, g * p[0]))    \
-  X(elu, Elu, kFloatingTypes, false, kSaveX | kSaveOut, detail::elu_grad(g, x, out, p)) \
-  X(softplus, Softplus, kFloatingTypes, false, kSaveX, detail::softplus_grad(g, x, p))  \
-  X(gelu, Gelu, kFloatingTypes, false, kSaveX, detail::gelu_grad(g, x, p[0].to_bool())) \
-  X(logit, Logit, kFloatingTypes, true, kSaveX, detail::logit_grad(g, x, p[0]))         \
-  X(round, Round, kNumericTypes, false, kSaveNone, zeros_like(g))                       \
+#define EMBER_PARAM_UNARY_OPS(X)                                                                 \
+  X(clamp, Clamp, kAllTypes, false, kSaveX, detail::masked_grad(g, x, p[0], p[1], true))         \
+  X(hardtanh, Clamp, kNumericTypes, false, kSaveX, detail::masked_grad(g, x, p[0], p[1], false)) \
+  X(threshold, Threshold, kNumericTypes, false, kSaveX,                                          \
+    detail::masked_grad(g, x, p[0], {}, false))                                                  \
+  X(leaky_relu, LeakyRelu, kFloatingTypes, false, kSaveX, where(x > 0, g, g * p[0]))             \
+  X(elu, Elu, kFloatingTypes, false, kSaveX | kSaveOut, detail::elu_grad(g, x, out, p))          \
+  X(softplus, Softplus, kFloatingTypes, false, kSaveX, detail::softplus_grad(g, x, p))           \
+  X(gelu, Gelu, kFloatingTypes, false, kSaveX, detail::gelu_grad(g, x, p[0].to_bool()))          \
+  X(logit, Logit, kFloatingTypes, true, kSaveX, detail::logit_grad(g, x, p[0]))                  \
+  X(round, Round, kNumericTypes, false, kSaveNone, zeros_like(g))                                \
   X(nan_to_num, NanToNum, kAllTypes, false, kSaveX, g* isfinite(x))
 
 // X(name, Functor): unary predicates, all dtypes, bool result, no gradient.

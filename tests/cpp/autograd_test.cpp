@@ -172,6 +172,36 @@ TEST(HigherOrder, BackwardWithCreateGraphKeepsGradDifferentiable) {
   x.set_grad(Tensor());
 }
 
+TEST(HigherOrder, ReluGradientIsTheMaskInTheIncomingGradient) {
+  // relu's gradient is g * (out > 0) in one pass; its own gradient wrt g is the same mask, and
+  // x gets none.
+  Tensor x = ember::tensor<double>({-1.0, 0.0, 2.0, NAN}, {}, leaf_options(ember::kFloat64));
+  Tensor g = ember::tensor<double>({-5.0, 6.0, 7.0, 8.0}, {}, leaf_options(ember::kFloat64));
+  Tensor gx = ember::grad({x.relu()}, {x}, {g}, std::nullopt, /*create_graph=*/true)[0];
+  const D got = gx.to_vector<double>();
+  EXPECT_EQ(got, (D{0, 0, 7, 0}));
+  EXPECT_TRUE(std::signbit(got[0]));  // -5 * 0, as the composite g * (out > 0) gave
+  ASSERT_TRUE(gx.requires_grad());
+  Tensor w = ember::tensor<double>({1.0, 2.0, 3.0, 4.0}, {}, ember::TensorOptions(ember::kFloat64));
+  EXPECT_EQ(ember::grad({(gx * w).sum()}, {g})[0].to_vector<double>(), (D{0, 0, 3, 0}));
+}
+
+TEST(HigherOrder, MaskedGradGivesTheSameValuesOnItsCompositePath) {
+  // A gradient of another dtype than t takes the composite expression (as backends without
+  // the kernel do); the fused kernel gives the same values.
+  const ember::TensorOptions f64(ember::kFloat64);
+  Tensor t = ember::tensor<float>({-1.0f, 0.5f, 2.0f, 6.0f, NAN}, {});
+  Tensor g = ember::tensor<double>({-3.0, 4.0, 5.0, 6.0, 7.0}, {}, f64);
+  for (const bool closed : {false, true}) {
+    const Tensor composite = ember::detail::masked_grad(g, t, 0.5, 6, closed);
+    const Tensor fused = ember::detail::masked_grad(g, t.to(ember::kFloat64), 0.5, 6, closed);
+    EXPECT_EQ(composite.dtype(), ember::kFloat64);
+    EXPECT_EQ(composite.to_vector<double>(), closed ? (D{0, 4, 5, 6, 0}) : (D{0, 0, 5, 0, 0}));
+    EXPECT_EQ(fused.to_vector<double>(), composite.to_vector<double>());
+    EXPECT_TRUE(std::signbit(fused.to_vector<double>()[0]));  // -3 * 0
+  }
+}
+
 TEST(GradFunction, LeavesDotGradUntouched) {
   Tensor x = ember::tensor({1.0f, 2.0f}, leaf_options());
   (x * 10).sum().backward();

@@ -315,3 +315,132 @@ def test_vectorised_loops_match_numpy(spec, dtype):
             to_numpy(got), want, rtol=rtol, atol=atol, equal_nan=True, err_msg=spec.name
         )
         break  # one sample per op: the loops are the same for the others
+
+
+# ---- gradients of the clamp-like activations (one fused pass) ----
+# relu, relu6, hardtanh, threshold, clamp and hardsigmoid pass g through where the input is
+# inside a band and give g * 0 elsewhere (a NaN input is outside). Each case: the op, the band
+# (lo, hi, closed), and what the gradient is divided by inside it.
+_BAND_CASES = {
+    "relu": (ember.relu, 0.0, None, False, 1.0),
+    "relu6": (F.relu6, 0.0, 6.0, False, 1.0),
+    "hardtanh": (lambda x: F.hardtanh(x, -0.5, 2.0), -0.5, 2.0, False, 1.0),
+    "threshold": (lambda x: F.threshold(x, 0.25, -3.0), 0.25, None, False, 1.0),
+    "clamp": (lambda x: ember.clamp(x, -0.5, 2.0), -0.5, 2.0, True, 1.0),
+    "hardsigmoid": (F.hardsigmoid, -3.0, 3.0, False, 6.0),
+}
+# The bounds themselves, just inside and outside them, signed zeros, infinities and NaN.
+_EDGES = [-3.0, -0.5, -0.0, 0.0, 0.25, 2.0, 3.0, 6.0, inf, -inf, nan]
+
+
+def _band_inputs(dtype, n):
+    rng = np.random.default_rng(n)
+    edges = np.array(_EDGES, dtype=dtype)
+    near = np.concatenate([np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+    x = np.concatenate([edges, near, rng.uniform(-8, 8, n).astype(dtype)])
+    g = rng.standard_normal(x.size).astype(dtype)  # negative g: g * 0 is -0.0
+    return x, g
+
+
+def _band_expected(name, x, g):
+    _, lo, hi, closed, div = _BAND_CASES[name]
+    with np.errstate(invalid="ignore"):
+        lo_ok = x >= lo if closed else x > lo
+        hi_ok = np.ones_like(lo_ok) if hi is None else (x <= hi if closed else x < hi)
+    mask = (lo_ok & hi_ok).astype(x.dtype)
+    return g * mask if div == 1.0 else g * mask / x.dtype.type(div)
+
+
+def _assert_same_bits(got, want):
+    np.testing.assert_array_equal(got, want)  # NaN matches NaN
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # and -0.0 is not 0.0
+
+
+@pytest.mark.parametrize("name", sorted(_BAND_CASES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [40, 70000])  # one chunk; several chunks of parallel_for
+def test_band_gradients_match_numpy(name, dtype, n):
+    fn = _BAND_CASES[name][0]
+    xa, ga = _band_inputs(dtype, n)
+    x = ember.tensor(xa, requires_grad=True)
+    fn(x).backward(ember.tensor(ga))
+    _assert_same_bits(x.grad.numpy(), _band_expected(name, xa, ga))
+
+
+@pytest.mark.parametrize("name", sorted(_BAND_CASES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_band_gradients_of_strided_inputs_match_numpy(name, dtype):
+    fn = _BAND_CASES[name][0]
+    xa, ga = _band_inputs(dtype, 349)  # 33 edge values + 349 = 382 = 191 * 2
+    # x and g every other element of a buffer: neither is contiguous.
+    base = ember.tensor(np.stack([xa, -xa], axis=1), requires_grad=True)
+    g = ember.tensor(np.stack([-ga, ga], axis=1))[:, 1]
+    fn(base[:, 0]).backward(g)
+    _assert_same_bits(base.grad.numpy()[:, 0], _band_expected(name, xa, ga))
+    assert not base.grad.numpy()[:, 1].any()
+    # Transposed x and g (the same strides, so walked together, but not contiguous).
+    xt = ember.tensor(xa.reshape(191, 2), requires_grad=True)
+    fn(xt.t()).backward(ember.tensor(ga.reshape(191, 2)).t())
+    want = _band_expected(name, xa.reshape(191, 2), ga.reshape(191, 2))
+    _assert_same_bits(xt.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("name", sorted(_BAND_CASES))
+def test_band_gradients_of_channels_last_and_broadcast_gradients(name):
+    fn = _BAND_CASES[name][0]
+    xa, ga = _band_inputs(np.float32, 327)  # 33 + 327 = 360 = 2 * 3 * 6 * 10
+    xa, ga = xa.reshape(2, 3, 6, 10), ga.reshape(2, 3, 6, 10)
+    x = ember.tensor(xa).contiguous(memory_format=ember.channels_last).requires_grad_()
+    g = ember.tensor(ga).contiguous(memory_format=ember.channels_last)
+    fn(x).backward(g)
+    _assert_same_bits(x.grad.numpy(), _band_expected(name, xa, ga))
+    # sum's gradient reaches the op as one value expanded (stride 0).
+    x.grad = None
+    fn(x).sum().backward()
+    _assert_same_bits(x.grad.numpy(), _band_expected(name, xa, np.ones_like(xa)))
+
+
+@pytest.mark.parametrize("name", ["relu", "relu6", "hardtanh", "threshold", "clamp"])
+def test_band_gradients_are_the_bits_of_the_composite_expression(name):
+    # The fused pass computes g * mask, as the expression it replaced (g * (x > lo) * ...):
+    # a NaN or infinite g outside the band gives NaN, a negative one -0.0. (PyTorch's
+    # threshold_backward gives +0.0 outside the band whatever g is.)
+    fn, lo, hi, closed, _ = _BAND_CASES[name]
+    xa = np.array([-1.0, 0.0, 0.25, 1.0, 2.0, 6.0, nan, -1.0, -1.0, -1.0, 1.0, 1.0])
+    ga = np.array([-2.0, -2.0, -2.0, 3.0, 1.0, 1.0, 1.0, nan, inf, -inf, nan, -inf])
+    for dt in [ember.float32, ember.float64, ember.float16, ember.bfloat16]:
+        x = ember.tensor(xa, dtype=dt, requires_grad=True)
+        g = ember.tensor(ga, dtype=dt)
+        fn(x).backward(g)
+        xd = x.detach()
+        mask = (xd >= lo) if closed else (xd > lo)
+        if hi is not None:
+            mask = mask * ((xd <= hi) if closed else (xd < hi))
+        want = g * mask
+        assert x.grad.dtype == dt
+        _assert_same_bits(x.grad.double().numpy(), want.double().numpy())
+
+
+@pytest.mark.parametrize("name", sorted(_BAND_CASES))
+def test_band_gradients_pass_gradcheck_and_gradgradcheck(name):
+    fn = _BAND_CASES[name][0]
+    # Away from the kinks, where finite differences see a smooth function.
+    x = ember.tensor([-4.0, -1.0, -0.3, 0.1, 0.4, 1.0, 1.9, 2.5, 4.0, 7.0], dtype=ember.float64)
+    x.requires_grad_()
+    assert ember.autograd.gradcheck(fn, (x,))
+    assert ember.autograd.gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("name", sorted(_BAND_CASES))
+def test_band_gradient_is_differentiable_in_g_only(name):
+    fn = _BAND_CASES[name][0]
+    xa = np.array([-4.0, -1.0, 0.0, 0.4, 1.0, 2.5, 7.0, nan])
+    x = ember.tensor(xa, requires_grad=True)
+    g = ember.tensor(np.arange(1.0, 9.0), requires_grad=True)
+    (gx,) = ember.autograd.grad(fn(x), x, g, create_graph=True)
+    w = np.array([1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 4.0, -4.0])
+    gg, gxx = ember.autograd.grad((gx * ember.tensor(w)).sum(), (g, x), allow_unused=True)
+    # d(gx . w)/dg = w * mask (/ 6 for hardsigmoid); the mask is piecewise constant in x, so
+    # nothing reaches x.
+    np.testing.assert_allclose(gg.numpy(), _band_expected(name, xa, w), rtol=1e-15)
+    assert gxx is None or not gxx.numpy().any()

@@ -143,6 +143,31 @@ void where_kernel(const Tensor& out, const Tensor& cond, const Operand& a, const
   });
 }
 
+// g * (lo < t < hi): the mask is a compare and an and, and the multiply keeps the bits of the
+// composite expressions g * (t > lo) * ... (a NaN g stays NaN outside the band). run_binary's
+// flat loop vectorises at -O3, so the gradient is one pass over g and t with no temporaries.
+void masked_grad_kernel(const Tensor& out,
+                        const Tensor& g,
+                        const Tensor& t,
+                        const Scalar& lo,
+                        const Scalar& hi,
+                        bool lo_closed,
+                        bool hi_closed) {
+  dispatch_dtype<kFloatingTypes>(out.dtype(), "masked_grad", [&]<class T>() {
+    using A = opmath_t<T>;
+    // Bounds in the op-math type, as the comparisons with a Scalar (t > lo) convert them.
+    const A l = lo.to<A>(), h = hi.to<A>();
+    auto run = [&](auto in_band) {
+      run_binary<T>(out, g, t, [=](A gv, A tv) { return gv * A(in_band(tv)); });
+    };
+    // `&` rather than `&&`: no branch, so the loop vectorises.
+    if (lo_closed && hi_closed) return run([=](A v) { return (v >= l) & (v <= h); });
+    if (lo_closed) return run([=](A v) { return (v >= l) & (v < h); });
+    if (hi_closed) return run([=](A v) { return (v > l) & (v <= h); });
+    run([=](A v) { return (v > l) & (v < h); });
+  });
+}
+
 // out[a * os + b] = in[a + b * is] for a < na, b < nb (strides in elements): a transpose, done in
 // square tiles so that both the lines read and the lines written stay in cache. Element-wise it
 // would read (or write) one element per cache line.
@@ -293,6 +318,7 @@ void register_elementwise(KernelTable& t) {
   t.where = &where_kernel;
   t.copy = &copy_kernel;
   t.fill = &fill_kernel;
+  t.masked_grad = &masked_grad_kernel;
 }
 
 }  // namespace ember::cpu

@@ -36,12 +36,13 @@ class Allocator {
 // - small requests (up to 1 MiB) round up to a size class (multiples of 64 bytes up to 1 KiB,
 //   then 8 classes per power of two, so at most 12.5% is wasted); a freed block goes back to its
 //   class's free list and serves the next request of that class. 64-byte aligned.
-// - large requests (above 1 MiB) round up to 64 KiB and take the best-fitting free block of the
+// - large requests (above 1 MiB) round up to 64 KiB and take the lowest free block that fits in the
 //   large pool, split when the rest is 1 MiB or more; freed blocks merge with free neighbours.
-//   The pool grows by segments from the system, 2 MiB aligned and marked for transparent huge
-//   pages. Splitting and merging let one buffer serve requests of other sizes later, so the
-//   memory a program holds stays close to its peak of live tensors (a free list per size would
-//   hold the peak of each size at once: twice as much for VGG-19's training step).
+//   The blocks tile one large reserved address range (an arena, 2 MiB aligned and marked for
+//   transparent huge pages), which grows at its top (Note [Large pool]). Splitting and merging let
+//   one buffer serve requests of other sizes later, so the memory a program holds stays close to
+//   its peak of live tensors (a free list per size would hold the peak of each size at once: twice
+//   as much for VGG-19's training step).
 // Thread safe (one mutex).
 class CachingCPUAllocator final : public Allocator {
  public:

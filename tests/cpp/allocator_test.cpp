@@ -171,7 +171,7 @@ TEST_F(Allocator, TensorStorageReturnsToCacheWhenLastHandleDies) {
   EXPECT_EQ(alloc.stats().num_cache_hits, s0.num_cache_hits + 1);
 }
 
-// The large pool (requests above 1 MiB): best fit, splitting, merging, whole segments released.
+// The large pool (requests above 1 MiB): first fit by address, splitting, merging, releasing.
 constexpr size_t kMiB = size_t(1) << 20;
 
 TEST_F(Allocator, LargeFreedBlockServesASmallerLargeRequest) {
@@ -201,22 +201,23 @@ TEST_F(Allocator, LargeFreedBlockServesASmallerLargeRequest) {
   alloc.deallocate(d, 8 * kMiB);
 }
 
-TEST_F(Allocator, LargeRequestsTakeTheBestFittingBlock) {
-  // Three holes of 6, 3 and 10 MiB, kept apart by live blocks so that they cannot merge.
+TEST_F(Allocator, LargeRequestsTakeTheLowestBlockThatFits) {
+  // Holes of 10, 3 and 6 MiB from the bottom up, kept apart by live blocks so that they cannot
+  // merge.
   std::vector<std::pair<size_t, void*>> blocks;
-  for (size_t n : {6, 2, 3, 2, 10, 2}) blocks.emplace_back(n * kMiB, alloc.allocate(n * kMiB));
+  for (size_t n : {10, 2, 3, 2, 6, 2}) blocks.emplace_back(n * kMiB, alloc.allocate(n * kMiB));
   for (int i : {0, 2, 4}) alloc.deallocate(blocks[i].second, blocks[i].first);
   const int64_t system = alloc.stats().num_system_allocs;
-  void* a = alloc.allocate(5 * kMiB);
-  void* b = alloc.allocate(3 * kMiB);
-  void* c = alloc.allocate(9 * kMiB);
-  EXPECT_EQ(a, blocks[0].second);  // 6 MiB fits 5 best, not 10
-  EXPECT_EQ(b, blocks[2].second);
-  EXPECT_EQ(c, blocks[4].second);
+  void* a = alloc.allocate(5 * kMiB);  // the 10 MiB hole: lowest, though 6 would fit better
+  void* b = alloc.allocate(6 * kMiB);  // 5 MiB are left of the first hole: the 6 MiB one
+  void* c = alloc.allocate(3 * kMiB);  // the rest of the first hole, below the 3 MiB hole
+  EXPECT_EQ(a, blocks[0].second);
+  EXPECT_EQ(b, blocks[4].second);
+  EXPECT_EQ(c, static_cast<char*>(blocks[0].second) + 5 * kMiB);
   EXPECT_EQ(alloc.stats().num_system_allocs, system);
   alloc.deallocate(a, 5 * kMiB);
-  alloc.deallocate(b, 3 * kMiB);
-  alloc.deallocate(c, 9 * kMiB);
+  alloc.deallocate(b, 6 * kMiB);
+  alloc.deallocate(c, 3 * kMiB);
   for (int i : {1, 3, 5}) alloc.deallocate(blocks[i].second, blocks[i].first);
 }
 

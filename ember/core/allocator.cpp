@@ -79,7 +79,6 @@ int64_t default_cache_limit() {
 // released; a released block merged with a cached neighbour counts as cached again (its pages
 // will come back when it is used), so reserved may overstate what is resident, never understate.
 constexpr size_t kArenaReserve = size_t(1) << 40;  // 1 TiB of address space (of 128 TiB)
-constexpr size_t kPage = 4096;
 
 struct Arena;
 
@@ -125,8 +124,9 @@ char* map_arena(size_t bytes, bool reserve_only) {
 
 class LargePool {
  public:
-  // Returns a block of at least `size` bytes (a multiple of kLargeGrain) and its size, or
-  // nullptr if the system has no memory. `from_cache` says whether a free block served it.
+  // Returns a block of at least `size` bytes (a multiple of kLargeGrain; the block may be up to
+  // kLargeMin larger), or nullptr if the system has no memory. `from_cache` says whether a free
+  // block served it.
   Block* take(size_t size, MemoryStats& stats, int64_t& cached, bool& from_cache) {
     // First fit by address: of the free blocks large enough (those from lower_bound on), the
     // one at the lowest address. Live blocks stay packed toward the bottom of the arena and

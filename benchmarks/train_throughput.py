@@ -234,6 +234,10 @@ def main():
         f"{os.environ.get('OMP_WAIT_POLICY', '(unset)')}; images "
         f"{'channels_last' if args.channels_last else 'NCHW (contiguous)'}"
     )
+    for name in models:
+        spec = MODELS[name]
+        batch = batches.get(name, spec.DEFAULT_BATCH)
+        print(f"# {name}: batch {batch} ({spec.UNIT}), {spec.SIZES}")
     header = f"{'model':<13} {'thr':>3} {'batch':>5} {'unit':<7} {'ember/s':>9} {'torch/s':>9}"
     header += f" {'ratio':>6}"
     header += f" {'ember MiB':>10} {'torch MiB':>10} {'mem':>5}  trains (first -> last loss)"

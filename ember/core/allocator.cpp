@@ -108,6 +108,12 @@ struct BySize {
   }
 };
 
+void add_reserved(MemoryStats& stats, int64_t bytes) {
+  stats.reserved_bytes += bytes;
+  if (stats.reserved_bytes > stats.peak_reserved_bytes)
+    stats.peak_reserved_bytes = stats.reserved_bytes;
+}
+
 // Maps `bytes` of address space aligned to kArenaAlign; nullptr if the system refuses.
 char* map_arena(size_t bytes, bool reserve_only) {
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0);
@@ -191,12 +197,6 @@ class LargePool {
     } else {
       cached -= int64_t(b->size);
     }
-  }
-
-  static void add_reserved(MemoryStats& stats, int64_t bytes) {
-    stats.reserved_bytes += bytes;
-    if (stats.reserved_bytes > stats.peak_reserved_bytes)
-      stats.peak_reserved_bytes = stats.reserved_bytes;
   }
 
   // Cuts `b` (just taken out of the free set) to `size` bytes when the rest is worth a block of
@@ -289,11 +289,6 @@ struct State {
   int64_t cached_bytes = 0;  // free bytes of both pools: reserved - allocated
   int64_t cache_limit = default_cache_limit();
 
-  void note_reserved(int64_t delta) {
-    stats.reserved_bytes += delta;
-    if (stats.reserved_bytes > stats.peak_reserved_bytes)
-      stats.peak_reserved_bytes = stats.reserved_bytes;
-  }
   void note_allocated(int64_t delta) {
     stats.allocated_bytes += delta;
     if (stats.allocated_bytes > stats.peak_allocated_bytes)
@@ -367,7 +362,7 @@ void* CachingCPUAllocator::allocate(size_t nbytes) {
     if (posix_memalign(&p, kAlign, rounded) != 0 || !p) throw std::bad_alloc();
   }
   lock.lock();
-  s.note_reserved(int64_t(rounded));
+  add_reserved(s.stats, int64_t(rounded));
   s.note_allocated(int64_t(rounded));
   return p;
 }

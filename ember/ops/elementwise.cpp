@@ -15,6 +15,21 @@
 #include "ember/ops/view.h"
 
 namespace ember {
+
+namespace detail {
+// The result keeps the layout of the first input that has the result's shape and is dense but
+// not contiguous (PyTorch does the same), so channels-last activations stay channels-last
+// through relu, add and the other elementwise ops; otherwise it is contiguous.
+Tensor new_output(IntArrayRef shape, DType dtype, Device device, const Tensor* a, const Tensor* b) {
+  for (const Tensor* t : {a, b}) {
+    if (!t || t->is_contiguous() || !t->is_non_overlapping_and_dense()) continue;
+    if (t->sizes() == shape)
+      return empty_strided(shape, t->strides(), TensorOptions(dtype).device(device));
+  }
+  return empty(shape, TensorOptions(dtype).device(device));
+}
+}  // namespace detail
+
 namespace {
 
 struct ElementwiseInfo {
@@ -133,21 +148,7 @@ bool can_cast(DType from, DType to) {
 const Tensor* layout_source(const Tensor& t) { return &t; }
 const Tensor* layout_source(const Scalar&) { return nullptr; }
 
-// The result keeps the layout of the first input that has the result's shape and is dense but
-// not contiguous (PyTorch does the same), so channels-last activations stay channels-last
-// through relu, add and the other elementwise ops; otherwise it is contiguous.
-Tensor new_output(IntArrayRef shape,
-                  DType dtype,
-                  Device device,
-                  const Tensor* a = nullptr,
-                  const Tensor* b = nullptr) {
-  for (const Tensor* t : {a, b}) {
-    if (!t || t->is_contiguous() || !t->is_non_overlapping_and_dense()) continue;
-    if (t->sizes() == shape)
-      return empty_strided(shape, t->strides(), TensorOptions(dtype).device(device));
-  }
-  return empty(shape, TensorOptions(dtype).device(device));
-}
+using detail::new_output;
 
 // ---- forward without autograd ----------------------------------------------------------------
 

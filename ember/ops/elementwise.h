@@ -173,6 +173,13 @@ Tensor elu_grad(const Tensor& g, const Tensor& x, const Tensor& out, const Unary
 Tensor softplus_grad(const Tensor& g, const Tensor& x, const UnaryParams& p);
 Tensor gelu_grad(const Tensor& g, const Tensor& x, bool tanh_approx);
 Tensor logit_grad(const Tensor& g, const Tensor& x, const Scalar& eps);
+// A new elementwise result: the layout of the first of a, b that has the result's shape and is
+// dense but not contiguous (channels-last stays channels-last), else contiguous.
+Tensor new_output(IntArrayRef shape,
+                  DType dtype,
+                  Device device,
+                  const Tensor* a = nullptr,
+                  const Tensor* b = nullptr);
 // g * (lo < t < hi) in one pass (<= at both bounds when `closed`; no upper bound without hi): the
 // gradient of relu, relu6, hardtanh, threshold, clamp and hardsigmoid. Differentiable in g (the
 // same mask), not in t. g and t have one shape. The 0/1 mask multiplies g, as the expressions

@@ -87,14 +87,8 @@ Tensor masked_grad(const Tensor& g,
     if (hi) mask = mask * (closed ? le(t, *hi) : lt(t, *hi));
     return g * mask;
   }
-  // The layout g * mask gives: the first of g and t that is dense but not contiguous
-  // (channels-last stays channels-last), else contiguous.
-  auto strided_dense = [](const Tensor& u) {
-    return !u.is_contiguous() && u.is_non_overlapping_and_dense();
-  };
-  Tensor out = strided_dense(g)   ? empty_like(g)
-               : strided_dense(t) ? empty_like(t)
-                                  : empty(g.sizes(), TensorOptions(g.dtype()).device(g.device()));
+  // The layout g * mask gives.
+  Tensor out = new_output(g.sizes(), g.dtype(), g.device(), &g, &t);
   // No upper bound is +inf, closed: only NaN fails t <= inf, and NaN fails t > lo as well.
   const Scalar h = hi ? *hi : Scalar(std::numeric_limits<double>::infinity());
   k(out, g, t, lo, h, closed, closed || !hi);

@@ -7,15 +7,15 @@ data order and hyperparameters as examples/fashion_mnist.py.
     Adam(lr=1e-3), batch 32, cross entropy, StepLR(step_size=1, gamma=0.7) per epoch,
     inputs scaled to [0, 1] and normalised with mean 0.2860, std 0.3530
 
-ember builds the model (seeded); PyTorch's copy gets ember's state_dict through NumPy, so both
-start from the same weights. The IDX files are read once here (gzip + NumPy) and handed to both
+ember builds the model (seeded); PyTorch's copy gets ember's state_dict through NumPy, so both start
+from the same weights. The IDX files are read once (ember.datasets.FashionMNIST) and handed to both
 libraries; each epoch's order is one NumPy permutation used by both, and each batch is indexed out
 of the dataset tensor by both the same way. Dropout masks differ (different generators), so the
-accuracies agree to a fraction of a point, not bitwise. Epochs alternate (ember epoch 1, torch
-epoch 1, ember epoch 2, ...) so machine noise hits both sides alike. An epoch's time is training
-only (batching, forward, backward, optimizer step); the test accuracy after it is not timed.
-Ratio = ember epoch time / torch epoch time (below 1: ember is faster); the issue's goal is a
-ratio of at most 0.8 with final accuracies within half a point.
+accuracies agree to a fraction of a point, not bitwise. Epochs alternate (ember epoch 1, torch epoch
+1, ember epoch 2, ...) so machine noise hits both sides alike. An epoch's time is training only
+(batching, forward, backward, optimizer step); the test accuracy after it is not timed. Ratio =
+ember epoch time / torch epoch time (below 1: ember is faster); the issue's goal is a ratio of at
+most 0.8 with final accuracies within half a point.
 
     benchmarks/run.sh fashion_mnist [--epochs 3] [--threads 1,2] [--limit 6400] [--breakdown]
 
@@ -25,7 +25,7 @@ On a loaded machine set OMP_WAIT_POLICY=PASSIVE (see optim.py).
 """
 
 import argparse
-import gzip
+import importlib.util
 import json
 import os
 import platform
@@ -35,57 +35,30 @@ import time
 
 import numpy as np
 
-MEAN, STD = 0.2860, 0.3530
-DROPOUT = 0.1  # examples/fashion_mnist.py's DROPOUT (and its batch size, 32, is the default here)
-DEFAULT_DATA_DIR = "/usr/share/datasets/fashion-mnist"
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def read_idx(path, ndim):
-    """An IDX file (gzip-compressed) as a uint8 array; the header's magic and sizes are checked."""
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    magic = int.from_bytes(raw[:4], "big")
-    if magic != 0x0800 + ndim:  # 0x08: unsigned byte, then the number of dimensions
-        sys.exit(f"{path}: not an IDX file of {ndim} dimensions (magic {magic:#x})")
-    shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
-    body = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim)
-    if body.size != int(np.prod(shape)):
-        sys.exit(f"{path}: header says {shape}, file holds {body.size} values")
-    return body.reshape(shape)
+def load_example():
+    """examples/fashion_mnist.py as a module (not by name: this file is fashion_mnist.py too):
+    its model (build_model, which takes the nn module), MEAN, STD and DROPOUT."""
+    path = os.path.join(HERE, "..", "examples", "fashion_mnist.py")
+    spec = importlib.util.spec_from_file_location("fashion_mnist_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def load_split(data_dir, prefix):
-    names = [f"{prefix}-images-idx3-ubyte.gz", f"{prefix}-labels-idx1-ubyte.gz"]
-    missing = [n for n in names if not os.path.exists(os.path.join(data_dir, n))]
-    if missing:
-        sys.exit(
-            f"Fashion-MNIST files missing in {data_dir}: {', '.join(missing)} "
-            f"(apt-get install dataset-fashion-mnist, or pass --data-dir)"
-        )
-    images = read_idx(os.path.join(data_dir, names[0]), 3)
-    labels = read_idx(os.path.join(data_dir, names[1]), 1)
-    x = ((images.astype(np.float32) / 255.0 - MEAN) / STD)[:, None, :, :]
-    return np.ascontiguousarray(x, dtype=np.float32), labels.astype(np.int64)
+example = load_example()
 
 
-def make_model(nn, dropout=DROPOUT):
-    """The brief's model, written once for both libraries (same module names, same state_dict)."""
-    return nn.Sequential(
-        nn.Conv2d(1, 32, 3, padding=1),
-        nn.BatchNorm2d(32),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 3, padding=1),
-        nn.BatchNorm2d(64),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Dropout(dropout),
-        nn.Linear(64 * 7 * 7, 128),
-        nn.ReLU(),
-        nn.Dropout(dropout),
-        nn.Linear(128, 10),
-    )
+def load_split(data_dir, train):
+    """Images normalised as the example does, [N, 1, 28, 28] float32, and int64 labels, as NumPy
+    arrays (ember.datasets reads and checks the IDX files)."""
+    from ember.datasets import FashionMNIST
+
+    ds = FashionMNIST(data_dir, train=train)
+    x = (ds.data.numpy().astype(np.float32) / 255.0 - example.MEAN) / example.STD
+    return np.ascontiguousarray(x[:, None, :, :]), ds.targets.numpy().astype(np.int64)
 
 
 PHASES = ("batch", "forward", "backward", "step")
@@ -166,8 +139,8 @@ def run(threads, args, train, test, ember, torch):
         lib.set_num_threads(threads)
     ember.manual_seed(args.seed)
     torch.manual_seed(args.seed)
-    e_model = make_model(ember.nn, args.dropout)
-    t_model = make_model(torch.nn, args.dropout)
+    e_model = example.build_model(ember.nn, args.dropout)
+    t_model = example.build_model(torch.nn, args.dropout)
     copy_weights(e_model, t_model, torch)
     sides = [
         Side("ember", ember, e_model, train, test, args.lr),
@@ -241,10 +214,12 @@ def main():
     )
     parser.add_argument("--limit", type=int, help="train on the first N images only")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--dropout", type=float, default=DROPOUT)
+    parser.add_argument("--dropout", type=float, default=example.DROPOUT)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR)
+    parser.add_argument(
+        "--data-dir", help="the IDX files (default: Debian's dataset-fashion-mnist folder)"
+    )
     parser.add_argument("--breakdown", action="store_true", help="time each phase of a step")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
@@ -253,8 +228,8 @@ def main():
 
     import ember
 
-    train = load_split(args.data_dir, "train")
-    test = load_split(args.data_dir, "t10k")
+    train = load_split(args.data_dir, True)
+    test = load_split(args.data_dir, False)
     if args.limit:
         train = (train[0][: args.limit], train[1][: args.limit])
     print(

@@ -33,8 +33,9 @@ MEAN, STD = 0.2860, 0.3530
 DROPOUT = 0.1
 
 
-def build_model():
-    """The model shared with examples/cpp/fashion_mnist.cpp and benchmarks/fashion_mnist.py."""
+def build_model(nn=nn, dropout=DROPOUT):
+    """The model shared with examples/cpp/fashion_mnist.cpp and benchmarks/fashion_mnist.py (which
+    builds it with PyTorch's nn too, and other dropout rates)."""
     return nn.Sequential(
         nn.Conv2d(1, 32, 3, padding=1),
         nn.BatchNorm2d(32),
@@ -45,10 +46,10 @@ def build_model():
         nn.ReLU(),
         nn.MaxPool2d(2),  # 14 -> 7
         nn.Flatten(),
-        nn.Dropout(DROPOUT),
+        nn.Dropout(dropout),
         nn.Linear(64 * 7 * 7, 128),
         nn.ReLU(),
-        nn.Dropout(DROPOUT),
+        nn.Dropout(dropout),
         nn.Linear(128, 10),
     )
 

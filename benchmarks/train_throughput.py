@@ -22,7 +22,8 @@ that trains fits it).
 Images are NCHW (contiguous), PyTorch's default; --channels-last converts both sides' image
 models and images to channels_last (NHWC order in memory), as `model.to(memory_format=...)`
 does for a PyTorch user who opts in. --breakdown also times the forward (with the loss), the
-backward and the optimizer step.
+backward and the optimizer step, and counts the minor page faults of a step (getrusage; medians
+like the times): memory mapped afresh faults in as it is first touched.
 
 Thread counts go to both sides the same way: OMP_NUM_THREADS and MKL_NUM_THREADS in the worker's
 environment and set_num_threads. Workers inherit the rest of the environment (for example
@@ -88,10 +89,11 @@ def worker(framework, model_name, threads, batch, breakdown, channels_last):
         protocol.write(json.dumps(kw) + "\n")
         protocol.flush()
 
-    answer(ready=True, version=torch.__version__, base_rss=base)
+    answer(ready=True, version=torch.__version__, base_rss=base, items=work.items)
     for line in sys.stdin:
         cmd = json.loads(line)
         if cmd["op"] == "step":
+            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             t0 = time.perf_counter()
             work.optimizer.zero_grad()
             loss = work.loss(inputs)
@@ -100,8 +102,9 @@ def worker(framework, model_name, threads, batch, breakdown, channels_last):
             t2 = time.perf_counter()
             work.optimizer.step()
             t3 = time.perf_counter()
+            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
             phases = {"forward": t1 - t0, "backward": t2 - t1, "step": t3 - t2} if breakdown else {}
-            answer(time=t3 - t0, loss=float(loss.item()), **phases)
+            answer(time=t3 - t0, loss=float(loss.item()), faults=faults, **phases)
         elif cmd["op"] == "done":
             answer(peak_rss=peak_rss_mib())
             return
@@ -145,7 +148,7 @@ class Worker:
         return result
 
 
-def run_model(name, spec, threads, batch, steps, warmup, breakdown, channels_last):
+def run_model(name, threads, batch, steps, warmup, breakdown, channels_last):
     workers = {
         fw: Worker(fw, name, threads, batch, breakdown, channels_last) for fw in ("ember", "torch")
     }
@@ -164,22 +167,17 @@ def run_model(name, spec, threads, batch, steps, warmup, breakdown, channels_las
         result[fw] = {
             "version": w.info["version"],
             "median_s": median,
-            "throughput": spec_items(spec, batch) / median,
+            "throughput": w.info["items"] / median,
             "losses": losses,
             "trains": end < losses[0],
             "base_rss_mib": w.info["base_rss"],
             "peak_rss_mib": w.finish()["peak_rss"],
+            "page_faults": statistics.median(r["faults"] for r in timed),
         }
         if breakdown:
             for phase in ("forward", "backward", "step"):
                 result[fw][phase + "_s"] = statistics.median(r[phase] for r in timed)
     return result
-
-
-def spec_items(spec, batch):
-    return {"images": batch, "samples": batch, "tokens": batch * getattr(spec, "TGT_LEN", 1)}[
-        spec.UNIT
-    ]
 
 
 def main():
@@ -249,7 +247,6 @@ def main():
             batch = batches.get(name, spec.DEFAULT_BATCH)
             r = run_model(
                 name,
-                spec,
                 threads,
                 batch,
                 args.steps,
@@ -280,7 +277,7 @@ def main():
                     print(
                         f"    {fw}: forward {x['forward_s'] * 1e3:.1f} ms,"
                         f" backward {x['backward_s'] * 1e3:.1f} ms,"
-                        f" step {x['step_s'] * 1e3:.1f} ms;"
+                        f" step {x['step_s'] * 1e3:.1f} ms; {x['page_faults']:.0f} page faults;"
                         f" model memory {x['peak_rss_mib'] - x['base_rss_mib']:.0f} MiB"
                         f" over {x['base_rss_mib']:.0f} MiB after import",
                         flush=True,

@@ -188,7 +188,11 @@ def parse_args(argv):
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--threads", type=int, default=None, help="default: all cores")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out-dir", default=".", help="where the checkpoint and plot go by default")
+    p.add_argument(
+        "--out-dir",
+        default=".",
+        help="where the checkpoint and plot go by default (made if missing)",
+    )
     p.add_argument(
         "--checkpoint", default=None, help="default: OUT_DIR/fashion_mnist.ckpt.safetensors"
     )
@@ -197,10 +201,39 @@ def parse_args(argv):
     p.add_argument("--num-workers", type=int, default=0, help="DataLoader worker processes")
     p.add_argument("--limit", type=int, default=None, help="use the first N images of each split")
     args = p.parse_args(argv)
+    # Every flag is checked here, before the data are read or an epoch is trained: a bad value
+    # must not cost a training epoch before it fails.
+    for flag, value, least in (
+        ("--epochs", args.epochs, 1),
+        ("--batch-size", args.batch_size, 1),
+        ("--threads", args.threads, 1),
+        ("--num-workers", args.num_workers, 0),
+        ("--limit", args.limit, 1),
+    ):
+        if value is not None and value < least:
+            p.error(f"{flag} must be at least {least}, got {value}")
+    if not args.lr > 0:  # also refuses nan
+        p.error(f"--lr must be positive, got {args.lr}")
+    if args.data_dir is not None and not os.path.isdir(args.data_dir):
+        p.error(f"--data-dir {args.data_dir!r} is not a folder")
     if args.checkpoint is None:
         args.checkpoint = os.path.join(args.out_dir, "fashion_mnist.ckpt.safetensors")
     if args.plot is None:
         args.plot = os.path.join(args.out_dir, "fashion_mnist.png")
+    # The folders the checkpoint and the plot go to are made now (as `mkdir -p`), and must be
+    # writable.
+    for flag, path in (("--checkpoint", args.checkpoint), ("--plot", args.plot)):
+        if not path:
+            continue  # --plot '': no plot
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            p.error(f"{flag} {path!r}: cannot create its folder {folder!r}: {e.strerror}")
+        if os.path.isdir(path):
+            p.error(f"{flag} {path!r} is a folder; give a file name")
+        if not os.access(folder, os.W_OK):
+            p.error(f"{flag} {path!r}: its folder {folder!r} is not writable")
     return args
 
 

@@ -6,10 +6,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Installed with --no-install-recommends, so every package the build's CMake configs pull in is
+# named here: Debian's dnnl-config.cmake does find_package(OpenCL REQUIRED) (its oneDNN is built
+# with the OpenCL GPU runtime) while libdnnl-dev only recommends ocl-icd-opencl-dev.
 packages=(
   build-essential cmake ninja-build ccache git pkg-config clang-format
   python3 python3-venv python3-dev
-  libdnnl-dev libopenblas-openmp-dev libhwy-dev libgtest-dev libgmock-dev nlohmann-json3-dev zlib1g-dev
+  libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libhwy-dev libgtest-dev libgmock-dev
+  nlohmann-json3-dev zlib1g-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -32,6 +32,8 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 
 echo "== Python tests"
-.venv/bin/python -m pytest -q -n "$jobs" tests/python
+# pyproject.toml's addopts already has -q; a second -q would also drop pytest's closing
+# "N passed, M skipped" line. -rs lists why each skipped test was skipped.
+.venv/bin/python -m pytest -n "$jobs" -rs tests/python
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"

@@ -11,8 +11,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <type_traits>
+
+#include <unistd.h>
 
 #include "fashion_mnist.h"
 
@@ -95,6 +98,23 @@ fashion_mnist::Config parse_args(int argc, char** argv) {
   }
   if (cfg.epochs < 1 || cfg.batch_size < 1 || !(cfg.lr > 0))
     usage_error("--epochs and --batch-size must be at least 1, --lr positive");
+  if (!cfg.data_dir.empty() && !std::filesystem::is_directory(cfg.data_dir))
+    usage_error("--data-dir '" + cfg.data_dir + "' is not a folder");
+  // The checkpoint's folder is made now (as `mkdir -p`) and must be writable: a bad path must not
+  // cost a training epoch before it fails.
+  if (!cfg.checkpoint.empty()) {
+    const std::filesystem::path folder = std::filesystem::absolute(cfg.checkpoint).parent_path();
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    if (ec)
+      usage_error("--checkpoint '" + cfg.checkpoint + "': cannot create its folder '" +
+                  folder.string() + "': " + ec.message());
+    if (std::filesystem::is_directory(cfg.checkpoint))
+      usage_error("--checkpoint '" + cfg.checkpoint + "' is a folder; give a file name");
+    if (access(folder.c_str(), W_OK) != 0)
+      usage_error("--checkpoint '" + cfg.checkpoint + "': its folder '" + folder.string() +
+                  "' is not writable");
+  }
   return cfg;
 }
 

@@ -123,3 +123,38 @@ def test_progress_rewrites_one_line_on_a_terminal(example):
 def test_missing_data_dir(example, tmp_path):
     with pytest.raises(FileNotFoundError, match="--data-dir"):
         example.main(["--data-dir", str(tmp_path), "--plot", ""], out=io.StringIO())
+
+
+def test_out_dir_is_made_before_training(example, small_root, tmp_path):
+    out_dir = tmp_path / "new" / "deeper"
+    history = example.main(
+        ["--data-dir", small_root, "--out-dir", str(out_dir), "--plot", "", "--epochs", "1"],
+        out=io.StringIO(),
+    )
+    assert len(history["test_acc"]) == 1
+    assert (out_dir / "fashion_mnist.ckpt.safetensors").is_file()
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--epochs", "0"], "--epochs must be at least 1, got 0"),
+        (["--batch-size", "-3"], "--batch-size must be at least 1, got -3"),
+        (["--threads", "0"], "--threads must be at least 1, got 0"),
+        (["--num-workers", "-1"], "--num-workers must be at least 0, got -1"),
+        (["--limit", "0"], "--limit must be at least 1, got 0"),
+        (["--lr", "0"], "--lr must be positive, got 0.0"),
+        (["--lr", "nan"], "--lr must be positive, got nan"),
+        (["--data-dir", "/no/such/folder"], "--data-dir '/no/such/folder' is not a folder"),
+        (["--checkpoint", "FILE/ckpt.safetensors"], "cannot create its folder"),
+        (["--plot", "FILE/plot.png"], "cannot create its folder"),
+        (["--checkpoint", "DIR"], "is a folder; give a file name"),
+    ],
+)
+def test_bad_flags_fail_before_training(example, tmp_path, capsys, flags, message):
+    (tmp_path / "FILE").write_text("a file, not a folder")
+    flags = [f.replace("FILE", str(tmp_path / "FILE")).replace("DIR", str(tmp_path)) for f in flags]
+    with pytest.raises(SystemExit) as exc:
+        example.main(flags, out=io.StringIO())
+    assert exc.value.code == 2  # argparse's usage error, raised before any data are read
+    assert message in capsys.readouterr().err

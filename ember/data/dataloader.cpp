@@ -12,6 +12,7 @@
 
 #include "ember/ops/creation.h"
 #include "ember/ops/shape.h"
+#include "ember/ops/random.h"
 
 namespace ember::data {
 namespace detail {

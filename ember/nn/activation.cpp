@@ -6,6 +6,7 @@
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/softmax.h"
 
 namespace ember::nn {
 

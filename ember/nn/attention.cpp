@@ -9,6 +9,8 @@
 #include "ember/ops/nn_conv.h"
 #include "ember/ops/nn_norm.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/softmax.h"
+#include "ember/ops/nn_dropout.h"
 
 namespace ember::nn {
 

@@ -2,6 +2,7 @@
 
 #include "ember/nn/repr_util.h"
 #include "ember/ops/nn_norm.h"
+#include "ember/ops/nn_dropout.h"
 
 namespace ember::nn {
 

@@ -4,6 +4,7 @@
 #include "ember/nn/init.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/nn_loss.h"
+#include "ember/ops/nn_embedding.h"
 
 namespace ember::nn {
 

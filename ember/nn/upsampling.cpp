@@ -2,6 +2,7 @@
 
 #include "ember/nn/repr_util.h"
 #include "ember/ops/nn_pool.h"
+#include "ember/ops/nn_resample.h"
 
 namespace ember::nn {
 

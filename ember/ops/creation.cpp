@@ -39,24 +39,6 @@ TensorOptions like_options(const Tensor& like, TensorOptions o) {
   return o;
 }
 
-Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
-
-Tensor random(RandomDist dist,
-              IntArrayRef size,
-              TensorOptions o,
-              Generator* gen,
-              const Scalar& a,
-              const Scalar& b,
-              const char* op) {
-  TensorOptions no_grad_opts = o.requires_grad(false);
-  Tensor out = empty(size, no_grad_opts);
-  if (dist != RandomDist::Integer) {
-    EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating dtype, got ", out.dtype());
-  }
-  kernel(kernels(out.device()).random, out.device(), op)(dist, out, gen_or_default(gen), a, b);
-  return finish(out, o);
-}
-
 const OpInfo kCreationOps[] = {
     {"empty", OpKind::Creation, kAllTypes, false},
     {"empty_strided", OpKind::Creation, kAllTypes, false},
@@ -67,17 +49,10 @@ const OpInfo kCreationOps[] = {
     {"arange", OpKind::Creation, kNumericTypes, false},
     {"linspace", OpKind::Creation, kNumericTypes, false},
     {"eye", OpKind::Creation, kAllTypes, false},
-    {"rand", OpKind::Random, kFloatingTypes, false},
-    {"randn", OpKind::Random, kFloatingTypes, false},
-    {"randint", OpKind::Random, kNumericTypes, false},
-    {"randperm", OpKind::Random, kNumericTypes, false},
     {"empty_like", OpKind::Creation, kAllTypes, false},
     {"zeros_like", OpKind::Creation, kAllTypes, false},
     {"ones_like", OpKind::Creation, kAllTypes, false},
     {"full_like", OpKind::Creation, kAllTypes, false},
-    {"rand_like", OpKind::Random, kFloatingTypes, false},
-    {"randn_like", OpKind::Random, kFloatingTypes, false},
-    {"randint_like", OpKind::Random, kNumericTypes, false},
     {"tensor", OpKind::Creation, kAllTypes, false},
 };
 
@@ -127,7 +102,7 @@ Tensor filled(IntArrayRef size, const Scalar& value, TensorOptions o, const char
   check_size(size, op);
   check_fill_value(value, o.dtype_.value_or(get_default_dtype()), op);
   Tensor t = empty(size, o.requires_grad(false));
-  kernel(kernels(t.device()).fill, t.device(), op)(t, value);
+  kernel(kernels(t.device()).elementwise.fill, t.device(), op)(t, value);
   return finish(t, o);
 }
 }  // namespace
@@ -163,7 +138,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
       all_int ? (end.to_int() - start.to_int() + step.to_int() + (st > 0 ? -1 : 1)) / step.to_int()
               : int64_t(std::ceil((e - s) / st));
   Tensor t = empty({n}, o.requires_grad(false));
-  kernel(kernels(t.device()).range, t.device(), "arange")(t, s, st, false);
+  kernel(kernels(t.device()).creation.range, t.device(), "arange")(t, s, st, false);
   return finish(t, o);
 }
 
@@ -171,7 +146,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got ", steps);
   if (!o.dtype_) o.dtype_ = get_default_dtype();
   Tensor t = empty({steps}, o.requires_grad(false));
-  kernel(kernels(t.device()).range, t.device(), "linspace")(t, start.to_double(), end.to_double(),
+  kernel(kernels(t.device()).creation.range, t.device(), "linspace")(t, start.to_double(), end.to_double(),
                                                             true);
   return finish(t, o);
 }
@@ -181,45 +156,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions o) {
   EMBER_CHECK(n >= 0 && cols >= 0, "[eye] expected non-negative sizes, got n=", n, ", m=", cols);
   Tensor t = zeros({n, cols}, o.requires_grad(false));
   Tensor diag = as_strided(t, {n < cols ? n : cols}, {cols + 1}, 0);
-  kernel(kernels(t.device()).fill, t.device(), "eye")(diag, 1);
-  return finish(t, o);
-}
-
-Tensor rand(IntArrayRef size, TensorOptions o, Generator* gen) {
-  return random(RandomDist::Uniform, size, o, gen, 0.0, 1.0, "rand");
-}
-Tensor randn(IntArrayRef size, TensorOptions o, Generator* gen) {
-  return random(RandomDist::Normal, size, o, gen, 0.0, 1.0, "randn");
-}
-Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions o, Generator* gen) {
-  EMBER_CHECK(low < high, "[randint] expected low < high, got low=", low, ", high=", high);
-  if (!o.dtype_) o.dtype_ = kInt64;
-  const DType dt = *o.dtype_;
-  if (is_integral(dt) || dt == kBool) {
-    // [low, high) must fit the dtype, as PyTorch checks ("from/to is out of bounds").
-    const bool fits = dispatch_dtype(dt, "randint", [&]<class T>() {
-      return low >= int64_t(std::numeric_limits<T>::lowest()) &&
-             high - 1 <= int64_t(std::numeric_limits<T>::max());
-    });
-    EMBER_CHECK(fits, "[randint] the range [", low, ", ", high, ") is out of bounds for dtype ",
-                dt);
-  }
-  return random(RandomDist::Integer, size, o, gen, low, high, "randint");
-}
-Tensor randperm(int64_t n, TensorOptions o, Generator* gen) {
-  EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
-  if (!o.dtype_) o.dtype_ = kInt64;
-  if (is_floating(*o.dtype_)) {
-    // Every value 0..n-1 must be exact, or the permutation would repeat values.
-    const int digits = *o.dtype_ == kFloat16    ? 11
-                       : *o.dtype_ == kBFloat16 ? 8
-                       : *o.dtype_ == kFloat32  ? 24
-                                                : 53;
-    EMBER_CHECK(n <= (int64_t(1) << digits) + 1, "[randperm] n must be at most ",
-                (int64_t(1) << digits) + 1, " for dtype ", *o.dtype_, ", got ", n);
-  }
-  Tensor t = empty({n}, o.requires_grad(false));
-  kernel(kernels(t.device()).randperm, t.device(), "randperm")(t, gen_or_default(gen));
+  kernel(kernels(t.device()).elementwise.fill, t.device(), "eye")(diag, 1);
   return finish(t, o);
 }
 
@@ -240,7 +177,7 @@ Tensor full_like(const Tensor& like, const Scalar& v, TensorOptions o, MemoryFor
   o = like_options(like, o);
   check_fill_value(v, *o.dtype_, "full_like");
   Tensor t = empty_like(like, o.requires_grad(false), format);
-  kernel(kernels(t.device()).fill, t.device(), "full_like")(t, v);
+  kernel(kernels(t.device()).elementwise.fill, t.device(), "full_like")(t, v);
   return finish(std::move(t), o);
 }
 Tensor zeros_like(const Tensor& like, TensorOptions o, MemoryFormat format) {
@@ -248,16 +185,6 @@ Tensor zeros_like(const Tensor& like, TensorOptions o, MemoryFormat format) {
 }
 Tensor ones_like(const Tensor& like, TensorOptions o, MemoryFormat format) {
   return full_like(like, 1, o, format);
-}
-Tensor rand_like(const Tensor& like, TensorOptions o, Generator* gen) {
-  return rand(like.sizes(), like_options(like, o), gen);
-}
-Tensor randn_like(const Tensor& like, TensorOptions o, Generator* gen) {
-  return randn(like.sizes(), like_options(like, o), gen);
-}
-Tensor randint_like(
-    const Tensor& like, int64_t low, int64_t high, TensorOptions o, Generator* gen) {
-  return randint(low, high, like.sizes(), like_options(like, o), gen);
 }
 
 template <class T>

@@ -1,4 +1,5 @@
-// Creation ops: empty, zeros, ones, full, arange, linspace, eye, random tensors, *_like.
+// Creation ops: empty, zeros, ones, full, arange, linspace, eye, *_like, tensor, from_blob. The
+// random tensors (rand, randn, randint, randperm and their *_like) are in random.h.
 #pragma once
 
 #include <optional>
@@ -33,16 +34,6 @@ Tensor arange(const Scalar& start,
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options = {});
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {});
 
-// Uniform on [0, 1), standard normal, integers in [low, high), a permutation of 0..n-1.
-Tensor rand(IntArrayRef size, TensorOptions options = {}, Generator* generator = nullptr);
-Tensor randn(IntArrayRef size, TensorOptions options = {}, Generator* generator = nullptr);
-Tensor randint(int64_t low,
-               int64_t high,
-               IntArrayRef size,
-               TensorOptions options = {},
-               Generator* generator = nullptr);
-Tensor randperm(int64_t n, TensorOptions options = {}, Generator* generator = nullptr);
-
 // Same shape (and by default dtype and device) as `like`; `like`'s requires_grad is not copied.
 // The layout is `format`'s; Preserve (the default, as PyTorch) keeps `like`'s strides when it is
 // dense, else takes like.suggest_memory_format().
@@ -61,7 +52,6 @@ Tensor full_like(const Tensor& like,
                  MemoryFormat format = MemoryFormat::Preserve);
 // The strides empty_like(like, {}, format) gives.
 DimVector strides_like(const Tensor& like, MemoryFormat format);
-Tensor rand_like(const Tensor& like, TensorOptions options = {}, Generator* generator = nullptr);
 Tensor randn_like(const Tensor& like, TensorOptions options = {}, Generator* generator = nullptr);
 Tensor randint_like(const Tensor& like,
                     int64_t low,

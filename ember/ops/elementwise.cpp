@@ -9,7 +9,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
-#include "ember/ops/math.h"
+#include "ember/core/math.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
@@ -156,7 +156,7 @@ Tensor unary_forward(UnaryOp op, const Tensor& x) {
   const auto& info = kUnary[int(op)];
   const DType dt = compute_dtype(info, x.dtype());
   Tensor out = new_output(x.sizes(), dt, x.device(), &x);
-  kernel(kernels(x.device()).unary[int(op)], x.device(), info.name)(out, cast(x, dt));
+  kernel(kernels(x.device()).elementwise.unary[int(op)], x.device(), info.name)(out, cast(x, dt));
   return out;
 }
 
@@ -164,14 +164,14 @@ Tensor param_unary_forward(ParamUnaryOp op, const Tensor& x, const UnaryParams& 
   const auto& info = kParamUnary[int(op)];
   const DType dt = compute_dtype(info, x.dtype());
   Tensor out = new_output(x.sizes(), dt, x.device(), &x);
-  kernel(kernels(x.device()).param_unary[int(op)], x.device(), info.name)(out, cast(x, dt),
+  kernel(kernels(x.device()).elementwise.param_unary[int(op)], x.device(), info.name)(out, cast(x, dt),
                                                                           p.data());
   return out;
 }
 
 template <class A, class B>
 Tensor binary_forward(const ElementwiseInfo& info,
-                      KernelTable::Binary slot,
+                      ElementwiseKernels::Binary slot,
                       DType dt,
                       bool bool_out,
                       IntArrayRef shape,
@@ -184,7 +184,7 @@ Tensor binary_forward(const ElementwiseInfo& info,
 }
 
 Tensor binary_tt(const ElementwiseInfo& info,
-                 KernelTable::Binary slot,
+                 ElementwiseKernels::Binary slot,
                  bool bool_out,
                  const Tensor& a,
                  const Tensor& b) {
@@ -197,7 +197,7 @@ Tensor binary_tt(const ElementwiseInfo& info,
 }
 
 Tensor binary_ts(const ElementwiseInfo& info,
-                 KernelTable::Binary slot,
+                 ElementwiseKernels::Binary slot,
                  bool bool_out,
                  const Tensor& a,
                  const Scalar& b,
@@ -348,7 +348,7 @@ Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
 #define EMBER_DEFINE_PREDICATE(name, F)                                                       \
   Tensor name(const Tensor& x) {                                                              \
     Tensor out = new_output(x.sizes(), kBool, x.device(), &x);                                \
-    kernel(kernels(x.device()).predicate[int(PredicateOp::name)], x.device(), #name)(out, x); \
+    kernel(kernels(x.device()).elementwise.predicate[int(PredicateOp::name)], x.device(), #name)(out, x); \
     return out;                                                                               \
   }
 EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
@@ -375,7 +375,7 @@ EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
   Tensor name(const Tensor& a, const Tensor& b) {                                               \
     const auto& info = kBinary[int(BinaryOp::name)];                                            \
     check_divisor(BinaryOp::name, result_type(a, b), b);                                        \
-    Tensor out = binary_tt(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b); \
+    Tensor out = binary_tt(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)], false, a, b); \
     if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);          \
     return out;                                                                                 \
   }                                                                                             \
@@ -384,7 +384,7 @@ EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
     check_scalar_operand(BinaryOp::name, a, b);                                                 \
     check_divisor(BinaryOp::name, result_type(a, b), b);                                        \
     Tensor out =                                                                                \
-        binary_ts(info, kernels(a.device()).binary[int(BinaryOp::name)], false, a, b, false);   \
+        binary_ts(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)], false, a, b, false);   \
     if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out);  \
     return out;                                                                                 \
   }                                                                                             \
@@ -392,7 +392,7 @@ EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
     const auto& info = kBinary[int(BinaryOp::name)];                                            \
     check_divisor(BinaryOp::name, result_type(b, a), b);                                        \
     Tensor out =                                                                                \
-        binary_ts(info, kernels(b.device()).binary[int(BinaryOp::name)], false, b, a, true);    \
+        binary_ts(info, kernels(b.device()).elementwise.binary[int(BinaryOp::name)], false, b, a, true);    \
     if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out);  \
     return out;                                                                                 \
   }
@@ -402,15 +402,15 @@ EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
 #define EMBER_DEFINE_COMPARE(name, F)                                                       \
   Tensor name(const Tensor& a, const Tensor& b) {                                           \
     return binary_tt(kCompare[int(CompareOp::name)],                                        \
-                     kernels(a.device()).compare[int(CompareOp::name)], true, a, b);        \
+                     kernels(a.device()).elementwise.compare[int(CompareOp::name)], true, a, b);        \
   }                                                                                         \
   Tensor name(const Tensor& a, const Scalar& b) {                                           \
     return binary_ts(kCompare[int(CompareOp::name)],                                        \
-                     kernels(a.device()).compare[int(CompareOp::name)], true, a, b, false); \
+                     kernels(a.device()).elementwise.compare[int(CompareOp::name)], true, a, b, false); \
   }                                                                                         \
   Tensor name(const Scalar& a, const Tensor& b) {                                           \
     return binary_ts(kCompare[int(CompareOp::name)],                                        \
-                     kernels(b.device()).compare[int(CompareOp::name)], true, b, a, true);  \
+                     kernels(b.device()).elementwise.compare[int(CompareOp::name)], true, b, a, true);  \
   }
 EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE)
 #undef EMBER_DEFINE_COMPARE
@@ -470,7 +470,7 @@ Tensor where_impl(const Tensor& cond, const A& a, const B& b) {
   if constexpr (a_tensor) check_same_device(cond, a, "where");
   if constexpr (b_tensor) check_same_device(cond, b, "where");
   Tensor out = new_output(shape, dt, dev, layout_source(a), layout_source(b));
-  kernel(kernels(dev).where, dev, "where")(out, cond, Operand(cast(a, dt)), Operand(cast(b, dt)));
+  kernel(kernels(dev).elementwise.where, dev, "where")(out, cond, Operand(cast(a, dt)), Operand(cast(b, dt)));
   bool grad = false;
   if constexpr (a_tensor) grad |= any_requires_grad(a);
   if constexpr (b_tensor) grad |= any_requires_grad(b);
@@ -602,7 +602,7 @@ Tensor& inplace_binary(BinaryOp op, Tensor& self, const Other& other) {
   const bool recording = any_requires_grad(self) || other_requires_grad;
   check_inplace(self, info.inplace_name, recording);
   if (!recording) {
-    const auto& k = kernels(self.device());
+    const auto& k = kernels(self.device()).elementwise;
     if (dt == self.dtype()) {
       kernel(k.binary[int(op)], self.device(), info.inplace_name)(self, Operand(self),
                                                                   Operand(cast(other, dt)));
@@ -661,7 +661,7 @@ Tensor& inplace_to_bool(const char* name, Tensor& self, const Other& other, Op o
     NoGradGuard no_grad;
     result = op(self, other);
   }
-  kernel(kernels(self.device()).copy, self.device(), name)(self, result);
+  kernel(kernels(self.device()).elementwise.copy, self.device(), name)(self, result);
   self.storage()->bump_version();
   if (recording) record_overwrite(name, self, nullptr);
   return self;
@@ -689,7 +689,7 @@ void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
 
 namespace detail {
 void commit_recorded(Tensor& self, const Tensor& result, const char* name) {
-  kernel(kernels(self.device()).copy, self.device(), name)(self, result);
+  kernel(kernels(self.device()).elementwise.copy, self.device(), name)(self, result);
   self.storage()->bump_version();
   if (!result.grad_fn()) return record_overwrite(name, self, nullptr);
   attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
@@ -740,7 +740,7 @@ Tensor& logical_not_(Tensor& self) {
     return inplace_unary(                                                                     \
         kUnary[int(UnaryOp::name)], self,                                                     \
         [&] {                                                                                 \
-          kernel(kernels(self.device()).unary[int(UnaryOp::name)], self.device(), #name "_")( \
+          kernel(kernels(self.device()).elementwise.unary[int(UnaryOp::name)], self.device(), #name "_")( \
               self, self);                                                                    \
         },                                                                                    \
         [](const Tensor& x) { return name(x); });                                             \
@@ -753,7 +753,7 @@ Tensor& param_unary_(ParamUnaryOp op, Tensor& self, const UnaryParams& p) {
   return inplace_unary(
       info, self,
       [&] {
-        kernel(kernels(self.device()).param_unary[int(op)], self.device(), info.inplace_name)(
+        kernel(kernels(self.device()).elementwise.param_unary[int(op)], self.device(), info.inplace_name)(
             self, self, p.data());
       },
       [&](const Tensor& x) { return param_unary(op, x, p); });
@@ -768,7 +768,7 @@ Tensor& fill_(Tensor& self, const Scalar& value) {
   check_no_internal_overlap(self, "fill_");
   const bool recording = any_requires_grad(self);
   check_inplace(self, "fill_", recording);
-  kernel(kernels(self.device()).fill, self.device(), "fill_")(self, value);
+  kernel(kernels(self.device()).elementwise.fill, self.device(), "fill_")(self, value);
   self.storage()->bump_version();
   if (recording) record_overwrite("FillBackward0", self, nullptr);
   return self;
@@ -778,7 +778,7 @@ Tensor& zero_(Tensor& self) {
   check_no_internal_overlap(self, "zero_");
   const bool recording = any_requires_grad(self);
   check_inplace(self, "zero_", recording);
-  kernel(kernels(self.device()).fill, self.device(), "zero_")(self, 0);
+  kernel(kernels(self.device()).elementwise.fill, self.device(), "zero_")(self, 0);
   self.storage()->bump_version();
   if (recording) record_overwrite("ZeroBackward0", self, nullptr);
   return self;
@@ -799,7 +799,7 @@ Tensor& copy_(Tensor& self, const Tensor& src) {
   }
   // Across devices, the non-CPU backend moves the bytes.
   const Device dev = self.device().is_cpu() ? src.device() : self.device();
-  kernel(kernels(dev).copy, dev, "copy_")(self, src);
+  kernel(kernels(dev).elementwise.copy, dev, "copy_")(self, src);
   self.storage()->bump_version();
   if (recording) record_overwrite("CopyBackwards", self, &src);
   return self;

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "ember/core/tensor.h"
-#include "ember/ops/elementwise_ops.h"
+#include "ember/core/elementwise_ops.h"
 
 namespace ember {
 

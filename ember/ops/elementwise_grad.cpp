@@ -78,7 +78,7 @@ Tensor masked_grad(const Tensor& g,
                    const Scalar& lo,
                    const std::optional<Scalar>& hi,
                    bool closed) {
-  const KernelTable::MaskedGrad k = kernels(g.device()).masked_grad;
+  const ElementwiseKernels::MaskedGrad k = kernels(g.device()).elementwise.masked_grad;
   if (!k || g.device() != t.device() || g.dtype() != t.dtype() || !is_floating(g.dtype()) ||
       g.sizes() != t.sizes()) {
     // Backends without the kernel, and gradients of another dtype or shape: the same values in

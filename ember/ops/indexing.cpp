@@ -12,6 +12,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
+#include "ember/ops/statistics.h"
 
 namespace ember {
 namespace {
@@ -68,7 +69,7 @@ Tensor checked_index(const Tensor& index,
   Tensor idx = index.dtype() == kInt64 ? index : index.to(kInt64);
   if (idx.numel() == 0) return idx;
   int64_t lo, hi;
-  if (const auto bounds = kernels(idx.device()).index_bounds) {
+  if (const auto bounds = kernels(idx.device()).indexing.index_bounds) {
     bounds(idx, &lo, &hi);
   } else {
     lo = min(idx).item().to_int();
@@ -188,7 +189,7 @@ void run_scatter(ScatterOp op,
                  const Tensor& idx,
                  const Operand& src,
                  const char* name) {
-  kernel(kernels(out.device()).scatter, out.device(), name)(op, out, out.dim() ? dim : 0, idx, src);
+  kernel(kernels(out.device()).indexing.scatter, out.device(), name)(op, out, out.dim() ? dim : 0, idx, src);
 }
 
 void run_index_reduce(ScatterOp op,
@@ -197,7 +198,7 @@ void run_index_reduce(ScatterOp op,
                       const Tensor& idx,
                       const Operand& src,
                       const char* name) {
-  kernel(kernels(out.device()).index_reduce, out.device(), name)(op, out, out.dim() ? dim : 0, idx,
+  kernel(kernels(out.device()).indexing.index_reduce, out.device(), name)(op, out, out.dim() ? dim : 0, idx,
                                                                  src);
 }
 
@@ -239,7 +240,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (self.dim()) shape[d] = idx.numel();
   Tensor out = empty(shape, TensorOptions(self.dtype()).device(self.device()));
   const Tensor in = contiguous(self);  // the kernel copies runs of contiguous memory
-  kernel(kernels(self.device()).index_select, self.device(), "index_select")(
+  kernel(kernels(self.device()).indexing.index_select, self.device(), "index_select")(
       out, self.dim() ? in : reshape(in, {1}), self.dim() ? d : 0, reshape(idx, {idx.numel()}));
   if (any_requires_grad(self)) {
     record("IndexSelectBackward0", {&self}, {&out},
@@ -261,7 +262,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
   // The kernel checks the indices as it reads (one pass over them instead of two).
   int64_t bad = 0;
-  const bool ok = kernel(kernels(self.device()).gather, self.device(), "gather")(
+  const bool ok = kernel(kernels(self.device()).indexing.gather, self.device(), "gather")(
       out, self, self.dim() ? d : 0, index, &bad);
   EMBER_CHECK_INDEX(ok, "[gather] index ", bad, " is out of bounds for dim ", d, " with size ",
                     size_at(self, d));
@@ -703,7 +704,7 @@ Tensor nonzero(const Tensor& self) {
     n = count_nonzero(self).item().to_int();
   }
   Tensor out = empty({n, self.dim()}, TensorOptions(kInt64).device(self.device()));
-  if (n > 0) kernel(kernels(self.device()).nonzero, self.device(), "nonzero")(out, self);
+  if (n > 0) kernel(kernels(self.device()).indexing.nonzero, self.device(), "nonzero")(out, self);
   return out;
 }
 
@@ -734,7 +735,7 @@ Tensor searchsorted(const Tensor& sorted_sequence,
   const DType dt = promote_types(sorted_sequence.dtype(), values.dtype());
   EMBER_CHECK_TYPE(kNumericTypes.contains(dt), "[searchsorted] not implemented for dtype ", dt);
   Tensor out = empty(values.sizes(), TensorOptions(kInt64).device(values.device()));
-  kernel(kernels(values.device()).searchsorted, values.device(), op)(
+  kernel(kernels(values.device()).indexing.searchsorted, values.device(), op)(
       out, contiguous(sorted_sequence.to(dt)), contiguous(values.to(dt)), right);
   return out_int32 ? out.to(kInt32) : out;
 }

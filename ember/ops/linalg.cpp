@@ -52,7 +52,7 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 Tensor bmm_nograd(const Tensor& a, const Tensor& b) {
   Tensor out = empty({a.sizes()[0], a.sizes()[1], b.sizes()[2]},
                      TensorOptions(a.dtype()).device(a.device()));
-  kernel(kernels(a.device()).bmm, a.device(), "bmm")(out, a, b);
+  kernel(kernels(a.device()).linalg.bmm, a.device(), "bmm")(out, a, b);
   return out;
 }
 

@@ -1,20 +1,31 @@
 // scaled_dot_product_attention: checks, broadcasting of the batch dims, grouped-query heads, and
-// the choice between the blocked kernel (kernels_rnn.h, backend/cpu/nn_attention.cpp) and the
+// the choice between the blocked kernel (kernels_nn_rnn.h, backend/cpu/nn_attention.cpp) and the
 // materialised composite (dropout, or a floating mask that requires grad).
 #include <cmath>
 #include <limits>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/backend/kernels.h"
+#include "ember/backend/kernels_nn_attention.h"
 #include "ember/core/shape.h"
-#include "ember/ops/nn_rnn.h"
+#include "ember/ops/nn_attention.h"
 #include "ember/ops/nn_rnn_util.h"
 #include "ember/ops/ops.h"
+#include "ember/ops/registry.h"
 
 namespace ember {
 namespace {
 
+const OpInfo kAttentionOps[] = {
+    {"nn.functional.scaled_dot_product_attention", OpKind::Other, kRnnTypes, true},
+};
+
 constexpr const char* kName = "scaled_dot_product_attention";
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const AttentionKernels& attention_kernels(const Tensor& q) {
+  return kernels_of(kernels(q.device()).nn_attention, q.device(), kName);
+}
 
 // scale * q k^T with the mask applied: -inf where a bool mask is false or a causal key lies after
 // the query, a floating mask added.
@@ -87,7 +98,7 @@ Tensor flash_attention(const Tensor& q,
                        const Tensor& mask,
                        bool causal,
                        double scale) {
-  const RnnKernels& kern = rnn_detail::rnn_kernels(q, kName);
+  const AttentionKernels& kern = attention_kernels(q);
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), Ev = v.size(3);
   const TensorOptions opts = TensorOptions(q.dtype()).device(q.device());
   const Tensor out = empty({B, H, L, Ev}, opts);
@@ -106,7 +117,7 @@ Tensor flash_attention(const Tensor& q,
              const Tensor dq = empty(q.sizes(), TensorOptions(q.dtype()).device(q.device()));
              const Tensor dk = empty(k.sizes(), TensorOptions(k.dtype()).device(k.device()));
              const Tensor dv = empty(v.sizes(), TensorOptions(v.dtype()).device(v.device()));
-             rnn_detail::rnn_kernels(q, kName).attention_backward(
+             attention_kernels(q).attention_backward(
                  dq, dk, dv, rnn_detail::unit_rows(g[0]), rnn_detail::unit_rows(q),
                  rnn_detail::unit_rows(k), rnn_detail::unit_rows(v), so.unpack(n), lse, mask,
                  causal, scale);
@@ -125,6 +136,8 @@ Tensor as_4d(const Tensor& t) {
 }
 
 }  // namespace
+
+std::span<const OpInfo> nn_attention_op_infos() { return kAttentionOps; }
 
 Tensor scaled_dot_product_attention(const Tensor& query,
                                     const Tensor& key,

@@ -21,13 +21,12 @@
 // into the convolution's before the kernel runs.
 #include "ember/ops/nn_conv.h"
 
-#include <atomic>
 #include <sstream>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_conv.h"
+#include "ember/backend/kernels_nn_conv.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
@@ -95,7 +94,7 @@ Tensor cast_back(const Tensor& out, DType dtype, bool channels_last) {
 }
 
 const ConvKernels& conv_kernels(const Tensor& t, const char* op) {
-  return kernels_of(kernels(t.device()).conv, t.device(), op);
+  return kernels_of(kernels(t.device()).nn_conv, t.device(), op);
 }
 
 // [1, channels, 1, ...]: a bias viewed to broadcast over dim 1 of a `dim`-d tensor.
@@ -539,14 +538,9 @@ bool is_reduced_float(DType d) { return d == kFloat16 || d == kBFloat16; }
 // The product of all dims but the last: the rows of t as a matrix [rows, t.size(-1)].
 int64_t leading_rows(const Tensor& t) { return numel_of(t.sizes().slice(0, size_t(t.dim() - 1))); }
 
-std::atomic<bool> g_allow_winograd{true};
-
 }  // namespace
 
 std::span<const OpInfo> nn_conv_op_infos() { return kConvOps; }
-
-void set_allow_winograd(bool allow) { g_allow_winograd.store(allow, std::memory_order_relaxed); }
-bool allow_winograd() { return g_allow_winograd.load(std::memory_order_relaxed); }
 
 Tensor conv1d(const Tensor& input,
               const Tensor& weight,

@@ -3,7 +3,7 @@
 // empty input return the input itself; p = 1 multiplies by zero (NaN stays NaN); otherwise a
 // Bernoulli(1 - p) mask from the default generator.
 //
-// Elementwise dropout is one kernel pass (backend/cpu/nn_norm.cpp, Note [Dropout mask]): the mask
+// Elementwise dropout is one kernel pass (backend/cpu/nn_dropout.cpp, Note [Dropout mask]): the mask
 // comes from Philox counters reserved from the generator, so the backward regenerates it from
 // (seed, counter) instead of storing it. The channel-wise forms draw a small (N, C, 1, ...) noise
 // tensor with the same kernel and multiply, so their gradient is the product's.
@@ -12,15 +12,27 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_norm.h"
+#include "ember/backend/kernels_nn_dropout.h"
 #include "ember/core/generator.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
-#include "ember/ops/nn_norm.h"
+#include "ember/ops/nn_dropout.h"
+#include "ember/ops/registry.h"
 #include "ember/ops/view.h"
 
 namespace ember {
 namespace {
+
+const OpInfo kDropoutOps[] = {
+    {"dropout", OpKind::Random, kFloatingTypes, true},
+    {"dropout_", OpKind::Random, kFloatingTypes, true},
+    {"feature_dropout", OpKind::Random, kFloatingTypes, true},
+    {"feature_dropout_", OpKind::Random, kFloatingTypes, true},
+    {"alpha_dropout", OpKind::Random, kFloatingTypes, true},
+    {"alpha_dropout_", OpKind::Random, kFloatingTypes, true},
+    {"feature_alpha_dropout", OpKind::Random, kFloatingTypes, true},
+    {"feature_alpha_dropout_", OpKind::Random, kFloatingTypes, true},
+};
 
 // SELU's -alpha * scale: what a dropped unit becomes before alpha dropout's affine correction.
 constexpr double kAlpha = 1.7580993408473766;
@@ -77,7 +89,7 @@ Tensor apply_mask(const Tensor& x, const Mask& m, double mul, double add_kept, d
       in.copy_(x);
     }
     out = empty_strided(x.sizes(), m.strides, TensorOptions(x.dtype()).device(x.device()));
-    kernel(kernels(x.device()).norm ? kernels(x.device()).norm->dropout : nullptr, x.device(),
+    kernel(kernels_of(kernels(x.device()).nn_dropout, x.device(), "dropout").dropout, x.device(),
            "dropout")(out, in, m.key, m.counter, m.threshold, mul, add_kept, add_dropped);
   }
   if (any_requires_grad(x)) {
@@ -129,7 +141,7 @@ Tensor& elementwise_dropout_(Tensor& self, double p, bool train, bool alpha, con
   }
   const Mask m = draw_mask(self, p);
   const AlphaAffine f = alpha ? alpha_affine(p) : AlphaAffine{keep_scale(p, self.dtype()), 0, 0};
-  kernel(kernels(self.device()).norm ? kernels(self.device()).norm->dropout : nullptr,
+  kernel(kernels_of(kernels(self.device()).nn_dropout, self.device(), "dropout").dropout,
          self.device(),
          op)(self, self, m.key, m.counter, m.threshold, f.a, f.add_kept, f.add_dropped);
   self.storage()->bump_version();
@@ -188,6 +200,8 @@ Tensor& feature_(Tensor& self, double p, bool train, bool alpha, bool batched, c
 }
 
 }  // namespace
+
+std::span<const OpInfo> nn_dropout_op_infos() { return kDropoutOps; }
 
 Tensor dropout(const Tensor& input, double p, bool train) {
   return elementwise_dropout(input, p, train, false, "dropout");

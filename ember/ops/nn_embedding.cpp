@@ -7,18 +7,24 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_loss.h"
+#include "ember/backend/kernels_nn_embedding.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/indexing.h"
-#include "ember/ops/nn_loss.h"
+#include "ember/ops/nn_embedding.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
+#include "ember/ops/registry.h"
 #include "ember/ops/view.h"
 
 namespace ember {
 namespace {
+
+const OpInfo kEmbeddingOps[] = {
+    {"nn.functional.embedding", OpKind::Other, kAllTypes, true},
+    {"nn.functional.embedding_bag", OpKind::Other, kFloatingTypes, true},
+};
 
 void check_floating_weight(const Tensor& w, const char* op) {
   EMBER_CHECK_TYPE(is_floating(w.dtype()), "[", op,
@@ -52,6 +58,8 @@ void refuse_double_backward(const Tensor& result, std::initializer_list<const Te
 
 }  // namespace
 
+std::span<const OpInfo> nn_embedding_op_infos() { return kEmbeddingOps; }
+
 Tensor& embedding_renorm_(Tensor& weight, const Tensor& input, double max_norm, double norm_type) {
   const char* op = "embedding_renorm_";
   EMBER_CHECK(weight.dim() == 2, "[", op, "] expected a 2-d weight, got ", weight.dim(), "-d");
@@ -63,7 +71,7 @@ Tensor& embedding_renorm_(Tensor& weight, const Tensor& input, double max_norm, 
   const int64_t lo = rows[0].item<int64_t>(), hi = rows[rows.numel() - 1].item<int64_t>();
   EMBER_CHECK_INDEX(lo >= 0 && hi < weight.sizes()[0], "[", op, "] index ", lo < 0 ? lo : hi,
                     " is out of range for a weight of ", weight.sizes()[0], " rows");
-  kernels_of(kernels(weight.device()).loss, weight.device(), op)
+  kernels_of(kernels(weight.device()).nn_embedding, weight.device(), op)
       .embedding_renorm(weight, rows, max_norm, norm_type);
   weight.storage()->bump_version();
   return weight;
@@ -91,7 +99,7 @@ Tensor embedding(const Tensor& input,
   DimVector out_shape(input.sizes().data(), input.sizes().size());
   out_shape.push_back(dim);
   Tensor out = empty(out_shape, TensorOptions(weight.dtype()).device(weight.device()));
-  const LossKernels& k = kernels_of(kernels(weight.device()).loss, weight.device(), op);
+  const EmbeddingKernels& k = kernels_of(kernels(weight.device()).nn_embedding, weight.device(), op);
   int64_t bad = 0;
   if (!k.embedding_forward(reshape(out, {idx.numel(), dim}), weight, idx, &bad)) {
     const int64_t v = idx[bad].item<int64_t>();
@@ -116,7 +124,7 @@ Tensor embedding(const Tensor& input,
                return TensorList{index_add(zeros({rows, dim}, opts), 0, idx, g2 * unsqueeze(s, 1))};
              }
              Tensor gw = empty({rows, dim}, TensorOptions(g2.dtype()).device(g2.device()));
-             kernels_of(kernels(g2.device()).loss, g2.device(), "embedding")
+             kernels_of(kernels(g2.device()).nn_embedding, g2.device(), "embedding")
                  .embedding_backward(gw, g2.contiguous(), idx, Tensor(), Tensor(), Tensor(), pad,
                                      scale_grad_by_freq);
              return TensorList{gw};
@@ -212,7 +220,7 @@ Tensor embedding_bag(const Tensor& input,
   const Tensor pw = psw.defined() ? reshape(psw, {-1}).contiguous() : Tensor();
   Tensor out = empty({bags, dim}, opts), bag_size = empty({bags}, iopts);
   Tensor max_idx = m == 2 ? empty({bags, dim}, iopts) : Tensor();
-  const LossKernels& k = kernels_of(kernels(weight.device()).loss, weight.device(), op);
+  const EmbeddingKernels& k = kernels_of(kernels(weight.device()).nn_embedding, weight.device(), op);
   int64_t bad = 0;
   if (!k.embedding_bag_forward(out, bag_size, max_idx, weight, idx, starts, pw, m, pad, &bad)) {
     EMBER_FAIL("[", op, "] Index ", bad, " of input takes value ", idx[bad].item<int64_t>(),
@@ -226,8 +234,8 @@ Tensor embedding_bag(const Tensor& input,
           const Tensor g2 = g[0].contiguous(), idx = si.unpack(node);
           const bool create_graph = GradMode::is_enabled();
           TensorList grads(2);
-          const LossKernels& kk =
-              kernels_of(kernels(g2.device()).loss, g2.device(), "embedding_bag");
+          const EmbeddingKernels& kk =
+              kernels_of(kernels(g2.device()).nn_embedding, g2.device(), "embedding_bag");
           if (node.next_edges()[0].valid()) {
             Tensor gw = empty({rows, dim}, TensorOptions(g2.dtype()).device(g2.device()));
             if (m == 2) {

@@ -18,7 +18,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_loss.h"
+#include "ember/backend/kernels_nn_loss.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
@@ -27,6 +27,8 @@
 #include "ember/ops/registry.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/view.h"
+#include "ember/ops/softmax.h"
+#include "ember/ops/statistics.h"
 
 namespace ember {
 namespace {
@@ -50,8 +52,6 @@ const OpInfo kLossOps[] = {
     {"nn.functional.hinge_embedding_loss", OpKind::Other, kFloatingTypes, true},
     {"nn.functional.triplet_margin_loss", OpKind::Other, kFloatingTypes, true},
     // The lookup copies rows of any dtype; gradients exist for floating weights only.
-    {"nn.functional.embedding", OpKind::Other, kAllTypes, true},
-    {"nn.functional.embedding_bag", OpKind::Other, kFloatingTypes, true},
 };
 
 enum class Reduction { None, Mean, Sum };
@@ -144,7 +144,7 @@ Tensor class_targets(const Tensor& target,
               "] expected class indices of dtype int64 or uint8, got dtype ", target.dtype());
   Tensor t = reshape(target.to(kInt64), {cs.n, cs.s}).contiguous();
   int64_t bad = 0;
-  EMBER_CHECK_INDEX(kernels_of(kernels(t.device()).loss, t.device(), op)
+  EMBER_CHECK_INDEX(kernels_of(kernels(t.device()).nn_loss, t.device(), op)
                         .check_targets(t, cs.c, ignore_index, &bad),
                     "[", op, "] Target ", bad, " is out of bounds (expected a class in [0, ", cs.c,
                     ") or ignore_index ", ignore_index, ")");
@@ -237,7 +237,7 @@ Tensor cross_entropy_indices(const Tensor& input,
         empty(red == Reduction::None ? IntArrayRef(cs.out_shape) : IntArrayRef({n, s}), opts);
     lse = empty({n, s}, opts);
     Tensor wt = empty({n, s}, opts);
-    kernels_of(kernels(x.device()).loss, x.device(), op)
+    kernels_of(kernels(x.device()).nn_loss, x.device(), op)
         .cross_entropy_forward(reshape(loss, {n, s}), lse, wt, x3, t, w, ignore_index, eps);
     if (red == Reduction::None) {
       out = loss;
@@ -268,7 +268,7 @@ Tensor cross_entropy_indices(const Tensor& input,
                    reshape(cross_entropy_grad(x3, tv, w, gl, ignore_index, eps), xv.sizes())};
              }
              Tensor gx = empty({n, c, s}, TensorOptions(xv.dtype()).device(xv.device()));
-             kernels_of(kernels(xv.device()).loss, xv.device(), "cross_entropy")
+             kernels_of(kernels(xv.device()).nn_loss, xv.device(), "cross_entropy")
                  .cross_entropy_backward(gx, gl.to(xv.dtype()), x3, tv, w, lse, ignore_index, eps);
              return TensorList{reshape(gx, xv.sizes())};
            });

@@ -17,7 +17,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_norm.h"
+#include "ember/backend/kernels_nn_norm.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
@@ -25,6 +25,7 @@
 #include "ember/ops/registry.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/view.h"
+#include "ember/ops/statistics.h"
 
 namespace ember {
 namespace {
@@ -37,18 +38,10 @@ const OpInfo kNormOps[] = {
     {"instance_norm", OpKind::Other, kFloatingTypes, true},
     {"nn.functional.local_response_norm", OpKind::Other, kFloatingTypes, true},
     {"nn.functional.normalize", OpKind::Other, kFloatingTypes, true},
-    {"dropout", OpKind::Random, kFloatingTypes, true},
-    {"dropout_", OpKind::Random, kFloatingTypes, true},
-    {"feature_dropout", OpKind::Random, kFloatingTypes, true},
-    {"feature_dropout_", OpKind::Random, kFloatingTypes, true},
-    {"alpha_dropout", OpKind::Random, kFloatingTypes, true},
-    {"alpha_dropout_", OpKind::Random, kFloatingTypes, true},
-    {"feature_alpha_dropout", OpKind::Random, kFloatingTypes, true},
-    {"feature_alpha_dropout_", OpKind::Random, kFloatingTypes, true},
 };
 
 const NormKernels& norm_kernels(const Tensor& x, const char* op) {
-  return kernels_of(kernels(x.device()).norm, x.device(), op);
+  return kernels_of(kernels(x.device()).nn_norm, x.device(), op);
 }
 
 void check_floating_input(const Tensor& x, const char* op) {

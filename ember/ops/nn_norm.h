@@ -1,5 +1,5 @@
-// Neural-network ops: normalisation (batch, layer, group, instance, local response, normalize) and
-// dropout. Names, arguments and semantics follow PyTorch (torch.batch_norm, torch.layer_norm, ...,
+// Normalisation ops: batch, layer, group, instance, local response norm and normalize (dropout is
+// in nn_dropout.h). Names, arguments and semantics follow PyTorch (torch.batch_norm, torch.layer_norm, ...,
 // torch.nn.functional.local_response_norm / normalize). Floating inputs only; float16 and
 // bfloat16 are computed in float32.
 #pragma once
@@ -62,23 +62,5 @@ Tensor local_response_norm(
     const Tensor& input, int64_t size, double alpha = 1e-4, double beta = 0.75, double k = 1.0);
 // x / max(||x||_p over dim, eps) (torch.nn.functional.normalize).
 Tensor normalize(const Tensor& input, double p = 2.0, IntArrayRef dim = {1}, double eps = 1e-12);
-
-// Dropout (training only; p = 0, train false or an empty input return the input itself): each
-// element is zeroed with probability p and the others scaled by 1 / (1 - p); p = 1 gives input * 0.
-// Random bits from the default generator (ember::manual_seed), the mask regenerated in backward.
-// p outside [0, 1] is an error.
-Tensor dropout(const Tensor& input, double p, bool train);
-Tensor& dropout_(Tensor& self, double p, bool train);
-// Channel-wise dropout: whole (sample, channel) planes of an input of at least 2 dims. With
-// batched false the input has no batch dim and dim 0 holds the channels (dropout1d / dropout3d
-// on unbatched input).
-Tensor feature_dropout(const Tensor& input, double p, bool train, bool batched = true);
-Tensor& feature_dropout_(Tensor& self, double p, bool train, bool batched = true);
-// Alpha dropout (for SELU networks): dropped elements become -alpha' = -1.7580993408473766, then
-// an affine map a * x + b keeps the mean and variance (torch.alpha_dropout).
-Tensor alpha_dropout(const Tensor& input, double p, bool train);
-Tensor& alpha_dropout_(Tensor& self, double p, bool train);
-Tensor feature_alpha_dropout(const Tensor& input, double p, bool train, bool batched = true);
-Tensor& feature_alpha_dropout_(Tensor& self, double p, bool train, bool batched = true);
 
 }  // namespace ember

@@ -13,7 +13,7 @@
 
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_pool.h"
+#include "ember/backend/kernels_nn_pool.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/indexing.h"
@@ -90,15 +90,10 @@ const OpInfo kPoolOps[] = {
     {"nn.functional.adaptive_max_pool2d", OpKind::Other, kFloatingTypes, true},
     {"nn.functional.max_unpool2d", OpKind::Other, kAllTypes, true},
     // Resampling (nn_resample.cpp).
-    {"nn.functional.interpolate", OpKind::Other, kFloatingTypes, true},
-    {"pixel_shuffle", OpKind::Other, kAllTypes, true},
-    {"pixel_unshuffle", OpKind::Other, kAllTypes, true},
-    {"nn.functional.unfold", OpKind::Other, kFloatingTypes, true},
-    {"nn.functional.fold", OpKind::Other, kFloatingTypes, true},
 };
 
 const PoolKernels& pool_kernels(const Tensor& x, const char* op) {
-  return kernels_of(kernels(x.device()).pool, x.device(), op);
+  return kernels_of(kernels(x.device()).nn_pool, x.device(), op);
 }
 
 TensorOptions like(const Tensor& t, DType dtype) { return TensorOptions(dtype).device(t.device()); }

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ember/backend/kernels_pool.h"
+#include "ember/backend/kernels_nn_pool.h"
 #include "ember/core/tensor.h"
 
 namespace ember::pool {

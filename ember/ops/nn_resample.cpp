@@ -13,22 +13,32 @@
 
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_pool.h"
+#include "ember/backend/kernels_nn_resample.h"
 #include "ember/ops/creation.h"
-#include "ember/ops/nn_pool.h"
+#include "ember/ops/nn_resample.h"
 #include "ember/ops/nn_pool_util.h"
+#include "ember/ops/registry.h"
 #include "ember/ops/view.h"
+#include "ember/ops/nn_pool.h"
 
 namespace ember {
 namespace {
+
+const OpInfo kResampleOps[] = {
+    {"nn.functional.interpolate", OpKind::Other, kFloatingTypes, true},
+    {"pixel_shuffle", OpKind::Other, kAllTypes, true},
+    {"pixel_unshuffle", OpKind::Other, kAllTypes, true},
+    {"nn.functional.unfold", OpKind::Other, kFloatingTypes, true},
+    {"nn.functional.fold", OpKind::Other, kFloatingTypes, true},
+};
 
 using pool::dense;
 using pool::empty_in;
 using pool::expand_arg;
 using pool::str_of;
 
-const PoolKernels& pool_kernels(const Tensor& x, const char* op) {
-  return kernels_of(kernels(x.device()).pool, x.device(), op);
+const ResampleKernels& resample_kernels(const Tensor& x, const char* op) {
+  return kernels_of(kernels(x.device()).nn_resample, x.device(), op);
 }
 
 TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
@@ -170,7 +180,7 @@ Tensor interp_grad(const Tensor& grad, const Plan& plan, int64_t nd) {
   const bool cl = plan->shape.channels_last;
   const Tensor g = dense(grad, cl);
   const Tensor gi = empty_in(plan_sizes(*plan, plan->shape.in, nd), like(g), cl);
-  pool_kernels(g, "interpolate_backward").interpolate_backward(gi, g, *plan);
+  resample_kernels(g, "interpolate_backward").interpolate_backward(gi, g, *plan);
   if (any_requires_grad(g)) {
     record("UpsampleBackwardBackward0", {&g}, {&gi}, [plan, nd](TensorList& gg, Node&) {
       return TensorList{
@@ -182,7 +192,7 @@ Tensor interp_grad(const Tensor& grad, const Plan& plan, int64_t nd) {
 
 Tensor interp_run(const Tensor& x, const Plan& plan, int64_t nd, const char* node) {
   Tensor out = empty_in(plan_sizes(*plan, plan->shape.out, nd), like(x), plan->shape.channels_last);
-  pool_kernels(x, "interpolate").interpolate(out, x, *plan);
+  resample_kernels(x, "interpolate").interpolate(out, x, *plan);
   if (any_requires_grad(x)) {
     record(node, {&x}, {&out},
            [plan, nd](TensorList& g, Node&) { return TensorList{interp_grad(g[0], plan, nd)}; });
@@ -288,7 +298,7 @@ Tensor col2im_run(const Tensor& cols, const PoolShape& s);
 Tensor im2col_run(const Tensor& x, const PoolShape& s) {
   const int64_t k = s.kernel[1] * s.kernel[2];
   Tensor out = empty({s.batch, s.channels * k, s.out[1] * s.out[2]}, like(x));
-  pool_kernels(x, "unfold").im2col(out, x, s);
+  resample_kernels(x, "unfold").im2col(out, x, s);
   if (any_requires_grad(x)) {
     record("Im2ColBackward0", {&x}, {&out},
            [s](TensorList& g, Node&) { return TensorList{col2im_run(g[0].contiguous(), s)}; });
@@ -299,7 +309,7 @@ Tensor im2col_run(const Tensor& x, const PoolShape& s) {
 // cols: [N, C * kh * kw, L] contiguous -> [N, C, H, W].
 Tensor col2im_run(const Tensor& cols, const PoolShape& s) {
   Tensor out = empty({s.batch, s.channels, s.in[1], s.in[2]}, like(cols));
-  pool_kernels(cols, "fold").col2im(out, cols, s);
+  resample_kernels(cols, "fold").col2im(out, cols, s);
   if (any_requires_grad(cols)) {
     record("Col2ImBackward0", {&cols}, {&out},
            [s](TensorList& g, Node&) { return TensorList{im2col_run(g[0].contiguous(), s)}; });
@@ -308,6 +318,8 @@ Tensor col2im_run(const Tensor& cols, const PoolShape& s) {
 }
 
 }  // namespace
+
+std::span<const OpInfo> nn_resample_op_infos() { return kResampleOps; }
 
 // ---- interpolate ------------------------------------------------------------------------------
 

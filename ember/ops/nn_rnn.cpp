@@ -1,5 +1,5 @@
 // Recurrent cells and sequences (RNN, LSTM, GRU): argument checks, the time loops over the kernel
-// slots of kernels_rnn.h, and their backward (docs/design/nn_rnn.md). Attention is in
+// slots of kernels_nn_rnn.h, and their backward (docs/design/nn_rnn.md). Attention is in
 // nn_attention.cpp.
 #include "ember/ops/nn_rnn.h"
 
@@ -8,7 +8,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_rnn.h"
+#include "ember/backend/kernels_nn_rnn.h"
 #include "ember/ops/nn_rnn_util.h"
 #include "ember/ops/ops.h"
 #include "ember/ops/registry.h"
@@ -25,7 +25,6 @@ const OpInfo kRnnOps[] = {
     {"rnn_relu", OpKind::Other, kRnnTypes, true},
     {"lstm", OpKind::Other, kRnnTypes, true},
     {"gru", OpKind::Other, kRnnTypes, true},
-    {"nn.functional.scaled_dot_product_attention", OpKind::Other, kRnnTypes, true},
 };
 
 const char* gate_count_name(RnnMode m) {

@@ -6,7 +6,7 @@
 
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
-#include "ember/backend/kernels_rnn.h"
+#include "ember/backend/kernels_nn_rnn.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/view.h"
 
@@ -18,7 +18,7 @@ inline constexpr DTypeSet kRnnTypes = DTypeSet(kFloat32) | kFloat64;
 namespace rnn_detail {
 
 inline const RnnKernels& rnn_kernels(const Tensor& t, const char* name) {
-  return kernels_of(kernels(t.device()).rnn, t.device(), name);
+  return kernels_of(kernels(t.device()).nn_rnn, t.device(), name);
 }
 
 inline void check_floating(const Tensor& t, const char* name) {

@@ -1,17 +1,25 @@
-// Every op of ember's C++ API.
+// Every op of ember's C++ API: one header per topic (docs/design/ops.md).
 #pragma once
 
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/nn_attention.h"
 #include "ember/ops/nn_conv.h"
+#include "ember/ops/nn_dropout.h"
+#include "ember/ops/nn_embedding.h"
 #include "ember/ops/nn_loss.h"
 #include "ember/ops/nn_norm.h"
 #include "ember/ops/nn_pool.h"
+#include "ember/ops/nn_resample.h"
 #include "ember/ops/nn_rnn.h"
+#include "ember/ops/optim.h"
 #include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
+#include "ember/ops/softmax.h"
 #include "ember/ops/sort.h"
+#include "ember/ops/statistics.h"
 #include "ember/ops/view.h"

@@ -17,11 +17,19 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
+#include "ember/ops/statistics.h"
 
 namespace ember {
 namespace {
 
 const OpInfo kRandomOps[] = {
+    {"rand", OpKind::Random, kFloatingTypes, false},
+    {"randn", OpKind::Random, kFloatingTypes, false},
+    {"randint", OpKind::Random, kNumericTypes, false},
+    {"randperm", OpKind::Random, kNumericTypes, false},
+    {"rand_like", OpKind::Random, kFloatingTypes, false},
+    {"randn_like", OpKind::Random, kFloatingTypes, false},
+    {"randint_like", OpKind::Random, kNumericTypes, false},
     {"bernoulli", OpKind::Random, kFloatingTypes, false},
     {"multinomial", OpKind::Random, kFloatingTypes, false},
     {"normal", OpKind::Random, kFloatingTypes, false},
@@ -34,6 +42,29 @@ const OpInfo kRandomOps[] = {
 
 Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
 
+// The options of a *_like tensor: like's dtype and device where `o` gives none.
+TensorOptions options_like(const Tensor& like, TensorOptions o) {
+  return o.dtype(o.dtype_.value_or(like.dtype())).device(o.device_ == kCPU ? like.device() : o.device_);
+}
+
+// A new tensor of samples (rand, randn, randint); requires_grad as the options ask.
+Tensor sample(RandomDist dist,
+              IntArrayRef size,
+              TensorOptions o,
+              Generator* gen,
+              const Scalar& a,
+              const Scalar& b,
+              const char* op) {
+  TensorOptions no_grad_opts = o.requires_grad(false);
+  Tensor out = empty(size, no_grad_opts);
+  if (dist != RandomDist::Integer) {
+    EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating dtype, got ", out.dtype());
+  }
+  kernel(kernels(out.device()).random.random, out.device(), op)(dist, out, gen_or_default(gen), a, b);
+  if (o.requires_grad_) out.requires_grad_(true);
+  return out;
+}
+
 // A contiguous tensor of samples from the random kernel, outside autograd.
 Tensor draw(RandomDist dist,
             IntArrayRef size,
@@ -44,7 +75,7 @@ Tensor draw(RandomDist dist,
             const Scalar& b,
             const char* op) {
   Tensor out = empty(size, TensorOptions(dtype).device(device));
-  kernel(kernels(device).random, device, op)(dist, out, gen_or_default(gen), a, b);
+  kernel(kernels(device).random.random, device, op)(dist, out, gen_or_default(gen), a, b);
   return out;
 }
 
@@ -130,6 +161,56 @@ int64_t random_min(DType dtype) {
 
 std::span<const OpInfo> random_op_infos() { return kRandomOps; }
 
+Tensor rand(IntArrayRef size, TensorOptions o, Generator* gen) {
+  return sample(RandomDist::Uniform, size, o, gen, 0.0, 1.0, "rand");
+}
+Tensor randn(IntArrayRef size, TensorOptions o, Generator* gen) {
+  return sample(RandomDist::Normal, size, o, gen, 0.0, 1.0, "randn");
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions o, Generator* gen) {
+  EMBER_CHECK(low < high, "[randint] expected low < high, got low=", low, ", high=", high);
+  if (!o.dtype_) o.dtype_ = kInt64;
+  const DType dt = *o.dtype_;
+  if (is_integral(dt) || dt == kBool) {
+    // [low, high) must fit the dtype, as PyTorch checks ("from/to is out of bounds").
+    const bool fits = dispatch_dtype(dt, "randint", [&]<class T>() {
+      return low >= int64_t(std::numeric_limits<T>::lowest()) &&
+             high - 1 <= int64_t(std::numeric_limits<T>::max());
+    });
+    EMBER_CHECK(fits, "[randint] the range [", low, ", ", high, ") is out of bounds for dtype ",
+                dt);
+  }
+  return sample(RandomDist::Integer, size, o, gen, low, high, "randint");
+}
+Tensor randperm(int64_t n, TensorOptions o, Generator* gen) {
+  EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
+  if (!o.dtype_) o.dtype_ = kInt64;
+  if (is_floating(*o.dtype_)) {
+    // Every value 0..n-1 must be exact, or the permutation would repeat values.
+    const int digits = *o.dtype_ == kFloat16    ? 11
+                       : *o.dtype_ == kBFloat16 ? 8
+                       : *o.dtype_ == kFloat32  ? 24
+                                                : 53;
+    EMBER_CHECK(n <= (int64_t(1) << digits) + 1, "[randperm] n must be at most ",
+                (int64_t(1) << digits) + 1, " for dtype ", *o.dtype_, ", got ", n);
+  }
+  Tensor t = empty({n}, o.requires_grad(false));
+  kernel(kernels(t.device()).random.randperm, t.device(), "randperm")(t, gen_or_default(gen));
+  if (o.requires_grad_) t.requires_grad_(true);
+  return t;
+}
+
+Tensor rand_like(const Tensor& like, TensorOptions o, Generator* gen) {
+  return rand(like.sizes(), options_like(like, o), gen);
+}
+Tensor randn_like(const Tensor& like, TensorOptions o, Generator* gen) {
+  return randn(like.sizes(), options_like(like, o), gen);
+}
+Tensor randint_like(
+    const Tensor& like, int64_t low, int64_t high, TensorOptions o, Generator* gen) {
+  return randint(low, high, like.sizes(), options_like(like, o), gen);
+}
+
 Tensor bernoulli(const Tensor& p, Generator* gen) {
   check_floating(p, "bernoulli", "tensor of probabilities");
   check_probabilities(p, "bernoulli");
@@ -180,7 +261,7 @@ Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, G
                 num_samples, " samples");
   }
   Tensor out = empty({rows, num_samples}, TensorOptions(kInt64).device(input.device()));
-  kernel(kernels(input.device()).multinomial, input.device(), "multinomial")(out, w, replacement,
+  kernel(kernels(input.device()).random.multinomial, input.device(), "multinomial")(out, w, replacement,
                                                                              gen_or_default(gen));
   return input.dim() == 1 ? reshape(out, {num_samples}) : out;
 }

@@ -1,5 +1,6 @@
-// Sampling ops that take their parameters from tensors (bernoulli, multinomial, normal) and the
-// in-place samplers of Tensor (normal_, uniform_, ...). Draws come from the counter-based
+// Random tensors (rand, randn, randint, randperm and their *_like), sampling ops that take their
+// parameters from tensors (bernoulli, multinomial, normal) and the in-place samplers of Tensor
+// (normal_, uniform_, ...). Draws come from the counter-based
 // generator (core/generator.h): reproducible for a seed, whatever the thread count.
 #pragma once
 
@@ -9,6 +10,18 @@
 #include "ember/core/tensor.h"
 
 namespace ember {
+
+// Uniform on [0, 1), standard normal, integers in [low, high), a permutation of 0..n-1.
+Tensor rand(IntArrayRef size, TensorOptions options = {}, Generator* generator = nullptr);
+Tensor randn(IntArrayRef size, TensorOptions options = {}, Generator* generator = nullptr);
+Tensor randint(int64_t low,
+               int64_t high,
+               IntArrayRef size,
+               TensorOptions options = {},
+               Generator* generator = nullptr);
+Tensor randperm(int64_t n, TensorOptions options = {}, Generator* generator = nullptr);
+// The same shape as `like` (and by default its dtype and device); requires_grad is not copied.
+Tensor rand_like(const Tensor& like, TensorOptions options = {}, Generator* generator = nullptr);
 
 // 1 with probability p[i], else 0; p's shape and (floating) dtype; p in [0, 1].
 Tensor bernoulli(const Tensor& p, Generator* generator = nullptr);

@@ -73,7 +73,7 @@ int64_t reduced_count(IntArrayRef sizes, uint64_t mask) {
 Tensor reduce_nograd(
     ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, DType out_dtype, const char* name) {
   Tensor out = empty(keepdim_shape(in.sizes(), mask), TensorOptions(out_dtype).device(in.device()));
-  kernel(kernels(in.device()).reduce, in.device(), name)(op, out, in, mask);
+  kernel(kernels(in.device()).reduce.reduce, in.device(), name)(op, out, in, mask);
   if (!keepdim) {
     const DimVector shape = reduced_shape(in.sizes(), mask, false);
     out = Tensor(
@@ -270,7 +270,7 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& self,
   const DimVector kshape = keepdim_shape(self.sizes(), mask);
   Tensor values = empty(kshape, TensorOptions(self.dtype()).device(self.device()));
   Tensor indices = empty(kshape, TensorOptions(kInt64).device(self.device()));
-  kernel(kernels(self.device()).arg_reduce, self.device(), name)(op, values, indices, self,
+  kernel(kernels(self.device()).reduce.arg_reduce, self.device(), name)(op, values, indices, self,
                                                                  self.dim() ? d : 0);
   if (!keepdim && self.dim() > 0) {
     values = squeeze(values, d);

@@ -1,5 +1,7 @@
 #include "ember/ops/registry.h"
 
+#include <utility>
+
 namespace ember {
 
 std::string_view op_kind_name(OpKind kind) {
@@ -10,13 +12,36 @@ std::string_view op_kind_name(OpKind kind) {
 
 const std::vector<OpInfo>& op_registry() {
   static const std::vector<OpInfo> all = [] {
+    const std::pair<std::string_view, std::span<const OpInfo>> tables[] = {
+        {"creation", creation_op_infos()},
+        {"random", random_op_infos()},
+        {"view", view_op_infos()},
+        {"elementwise", elementwise_op_infos()},
+        {"reduce", reduce_op_infos()},
+        {"softmax", softmax_op_infos()},
+        {"statistics", statistics_op_infos()},
+        {"shape", shape_op_infos()},
+        {"indexing", indexing_op_infos()},
+        {"sort", sort_op_infos()},
+        {"scan", scan_op_infos()},
+        {"linalg", linalg_op_infos()},
+        {"nn_conv", nn_conv_op_infos()},
+        {"nn_pool", nn_pool_op_infos()},
+        {"nn_resample", nn_resample_op_infos()},
+        {"nn_norm", nn_norm_op_infos()},
+        {"nn_dropout", nn_dropout_op_infos()},
+        {"nn_loss", nn_loss_op_infos()},
+        {"nn_embedding", nn_embedding_op_infos()},
+        {"nn_rnn", nn_rnn_op_infos()},
+        {"nn_attention", nn_attention_op_infos()},
+        {"optim", optim_op_infos()},
+    };
     std::vector<OpInfo> v;
-    for (auto table :
-         {creation_op_infos(), view_op_infos(), elementwise_op_infos(), reduce_op_infos(),
-          statistics_op_infos(), shape_op_infos(), softmax_op_infos(), indexing_op_infos(),
-          sort_op_infos(), linalg_op_infos(), random_op_infos(), nn_conv_op_infos(),
-          nn_pool_op_infos(), nn_norm_op_infos(), nn_loss_op_infos(), nn_rnn_op_infos()}) {
-      v.insert(v.end(), table.begin(), table.end());
+    for (const auto& [topic, table] : tables) {
+      for (OpInfo info : table) {
+        info.topic = topic;
+        v.push_back(info);
+      }
     }
     return v;
   }();

@@ -60,7 +60,7 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
 // dst = src (converting the dtype), without autograd: the copy kernel on the views given.
 void copy_into(const Tensor& dst, const Tensor& src, const char* op) {
   if (dst.numel() == 0) return;
-  kernel(kernels(dst.device()).copy, dst.device(), op)(dst, src);
+  kernel(kernels(dst.device()).elementwise.copy, dst.device(), op)(dst, src);
 }
 
 // Records `fn` as the backward of an op with any number of inputs and one output.
@@ -684,7 +684,7 @@ Tensor constant_pad(const Tensor& self, IntArrayRef pad, const Scalar& value) {
     sizes[size_t(d)] = padded;
   }
   Tensor out = empty(sizes, TensorOptions(self.dtype()).device(self.device()));
-  kernel(kernels(out.device()).fill, out.device(), "pad")(out, value);
+  kernel(kernels(out.device()).elementwise.fill, out.device(), "pad")(out, value);
   {
     NoGradGuard no_grad;
     Tensor dst = out, src = self;

@@ -7,6 +7,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
+#include "ember/ops/softmax.h"
 
 namespace ember {
 namespace {
@@ -23,7 +24,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<DType> dtype,
                    x.dtype());
   const int64_t d = x.dim() == 0 ? (wrap_dim(dim, 0, name), 0) : wrap_dim(dim, x.dim(), name);
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
-  kernel(kernels(x.device()).softmax, x.device(), name)(out, x, d, log);
+  kernel(kernels(x.device()).softmax.softmax, x.device(), name)(out, x, d, log);
   if (any_requires_grad(x)) {
     record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&x}, {&out},
            [so = SavedTensor(out, 0), d, log](TensorList& g, Node& n) {

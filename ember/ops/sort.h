@@ -1,5 +1,5 @@
-// Sorting, selection and scans along one dim: sort, argsort, topk, kthvalue, median, nanmedian,
-// unique, unique_consecutive, cumsum, cumprod, cummax, cummin, logcumsumexp.
+// Sorting and selection along one dim: sort, argsort, topk, kthvalue, median, nanmedian, unique,
+// unique_consecutive.
 //
 // Order: NaN is larger than every number (last ascending, first descending); equal values keep
 // their input order, so every sort is stable and every result deterministic. Indices are int64.
@@ -53,16 +53,5 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self,
                                                       bool return_inverse = false,
                                                       bool return_counts = false,
                                                       std::optional<int64_t> dim = std::nullopt);
-
-// Running sum (product) along dim; integer and bool inputs accumulate in int64, as PyTorch;
-// `dtype` converts the input first. cumprod's gradient is exact with zeros in the input.
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
-Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
-// Running max (min) along dim and the index of its last occurrence; a NaN wins and stays, with
-// the index of the latest NaN, as PyTorch.
-std::pair<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);
-std::pair<Tensor, Tensor> cummin(const Tensor& self, int64_t dim);
-// log(cumsum(exp(x))) along dim without overflow; floating only.
-Tensor logcumsumexp(const Tensor& self, int64_t dim);
 
 }  // namespace ember

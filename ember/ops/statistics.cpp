@@ -12,6 +12,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
+#include "ember/ops/statistics.h"
 
 namespace ember {
 namespace {

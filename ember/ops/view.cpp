@@ -99,7 +99,7 @@ void record_reshape_like(const char* name, const Tensor& self, const Tensor& out
 // Plain copy of src into a fresh tensor of `dtype` laid out as `format`, without autograd.
 Tensor copy_nograd(const Tensor& src, DType dtype, MemoryFormat format = MemoryFormat::Preserve) {
   Tensor out = empty_like(src, TensorOptions(dtype).device(src.device()), format);
-  kernel(kernels(src.device()).copy, src.device(), "copy")(out, src);
+  kernel(kernels(src.device()).elementwise.copy, src.device(), "copy")(out, src);
   return out;
 }
 
@@ -388,7 +388,7 @@ Tensor to_device(const Tensor& self, Device device, bool copy) {
   const Tensor src = contiguous(self);
   Tensor out = empty(src.sizes(), TensorOptions(src.dtype()).device(device));
   const Device k = from.is_cpu() ? device : from;  // the non-CPU backend moves the bytes
-  kernel(kernels(k).copy, k, "to")(out, src);
+  kernel(kernels(k).elementwise.copy, k, "to")(out, src);
   if (any_requires_grad(self)) {
     record("ToCopyBackward0", {&self}, {&out},
            [from](TensorList& g, Node&) { return TensorList{to_device(g[0], from)}; });

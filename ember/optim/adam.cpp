@@ -1,7 +1,7 @@
 #include "ember/optim/adam.h"
 
 #include "ember/ops/creation.h"
-#include "ember/optim/fused.h"
+#include "ember/ops/optim.h"
 
 namespace ember::optim {
 namespace {
@@ -18,7 +18,7 @@ void check_adam(const Options& o, const char* cls) {
                     "] Invalid weight_decay value: ", o.weight_decay);
 }
 
-// One fused adam_ call per group over the parameters that have a gradient; state is created on
+// One fused_adam_ call per group over the parameters that have a gradient; state is created on
 // a parameter's first step as PyTorch does (step 0, zero moments).
 template <class Group>
 void adam_step(std::vector<Group>& groups,
@@ -46,7 +46,7 @@ void adam_step(std::vector<Group>& groups,
       steps.push_back(st["step"]);
     }
     if (params.empty()) continue;
-    adam_(params, grads, m, v, vmax, steps, o.lr, o.betas.first, o.betas.second, o.weight_decay,
+    fused_adam_(params, grads, m, v, vmax, steps, o.lr, o.betas.first, o.betas.second, o.weight_decay,
           o.eps, o.amsgrad, o.maximize, decoupled);
   }
 }

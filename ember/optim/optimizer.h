@@ -1,6 +1,6 @@
 // ember::optim::Optimizer: parameter groups with per-group options, per-parameter state, zero_grad
 // and a state dict, for the C++ optimizers (SGD, Adam, AdamW) whose step() is one fused call per
-// group (ember/optim/fused.h).
+// group (ember/ops/optim.h).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "ember/optim/sgd.h"
 
-#include "ember/optim/fused.h"
+#include "ember/ops/optim.h"
 
 namespace ember::optim {
 
@@ -28,7 +28,7 @@ void SGD::step() {
       index.push_back(j);
     }
     if (params.empty()) continue;
-    const std::vector<Tensor> out = sgd_(params, grads, bufs, o.lr, o.momentum, o.dampening,
+    const std::vector<Tensor> out = fused_sgd_(params, grads, bufs, o.lr, o.momentum, o.dampening,
                                          o.weight_decay, o.nesterov, o.maximize);
     for (size_t k = 0; k < out.size(); ++k) state_[g][index[k]]["momentum_buffer"] = out[k];
   }

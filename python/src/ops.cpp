@@ -1,5 +1,5 @@
 // Ops as module functions (ember.exp(x)) and as Tensor methods (x.exp()), and the operators.
-// Elementwise ops are bound in loops over the lists in ember/ops/elementwise_ops.h.
+// Elementwise ops are bound in loops over the lists in ember/core/elementwise_ops.h.
 #include "init.h"
 
 namespace ember::py {

@@ -1,6 +1,6 @@
-// Bindings of the fused multi-tensor optimizer updates (ember/optim/fused.h) in the submodule
+// Bindings of the fused multi-tensor optimizer updates (ember/ops/optim.h) in the submodule
 // ember._C._optim: ember.optim's Python classes call one of them per parameter group and step.
-#include "ember/optim/fused.h"
+#include "ember/ops/optim.h"
 
 #include "init.h"
 
@@ -10,7 +10,7 @@ void init_optim(nb::module_& m) {
   nb::module_ o = m.def_submodule("_optim", "ember.optim's fused multi-tensor updates");
   using TL = std::vector<Tensor>;
 
-  o.def("adam_", &optim::adam_, nb::arg("params"), nb::arg("grads"), nb::arg("exp_avgs"),
+  o.def("adam_", &fused_adam_, nb::arg("params"), nb::arg("grads"), nb::arg("exp_avgs"),
         nb::arg("exp_avg_sqs"), nb::arg("max_exp_avg_sqs"), nb::arg("state_steps"), nb::kw_only(),
         nb::arg("lr"), nb::arg("beta1"), nb::arg("beta2"), nb::arg("weight_decay"), nb::arg("eps"),
         nb::arg("amsgrad"), nb::arg("maximize"), nb::arg("decoupled") = false,
@@ -24,19 +24,19 @@ void init_optim(nb::module_& m) {
         TL b;
         b.reserve(bufs.size());
         for (const auto& t : bufs) b.push_back(t ? *t : Tensor());
-        return optim::sgd_(params, grads, b, lr, momentum, dampening, weight_decay, nesterov,
+        return fused_sgd_(params, grads, b, lr, momentum, dampening, weight_decay, nesterov,
                            maximize);
       },
       nb::arg("params"), nb::arg("grads"), nb::arg("momentum_buffers"), nb::kw_only(),
       nb::arg("lr"), nb::arg("momentum"), nb::arg("dampening"), nb::arg("weight_decay"),
       nb::arg("nesterov"), nb::arg("maximize"),
       "SGD over lists of tensors, in place; returns the momentum buffers (new ones for None).");
-  o.def("rmsprop_", &optim::rmsprop_, nb::arg("params"), nb::arg("grads"), nb::arg("square_avgs"),
+  o.def("rmsprop_", &fused_rmsprop_, nb::arg("params"), nb::arg("grads"), nb::arg("square_avgs"),
         nb::arg("grad_avgs"), nb::arg("momentum_buffers"), nb::arg("state_steps"), nb::kw_only(),
         nb::arg("lr"), nb::arg("alpha"), nb::arg("eps"), nb::arg("weight_decay"),
         nb::arg("momentum"), nb::arg("centered"), nb::arg("maximize"),
         "RMSprop over lists of tensors, in place; adds 1 to each step.");
-  o.def("adagrad_", &optim::adagrad_, nb::arg("params"), nb::arg("grads"), nb::arg("state_sums"),
+  o.def("adagrad_", &fused_adagrad_, nb::arg("params"), nb::arg("grads"), nb::arg("state_sums"),
         nb::arg("state_steps"), nb::kw_only(), nb::arg("lr"), nb::arg("lr_decay"),
         nb::arg("weight_decay"), nb::arg("eps"), nb::arg("maximize"),
         "Adagrad over lists of tensors, in place; adds 1 to each step.");

@@ -57,7 +57,7 @@ void init_utils(nb::module_& m) {
       for (int i = 0; i < kNumDTypes; ++i)
         if (op.dtypes.contains(DType(i))) dtypes.append(dtype_object(DType(i)));
       out.append(nb::make_tuple(std::string(op.name), std::string(op_kind_name(op.kind)), dtypes,
-                                op.differentiable));
+                                op.differentiable, std::string(op.topic)));
     }
     return out;
   });

@@ -164,38 +164,38 @@ TEST(Optim, BadParamsAndOptionsRaise) {
 
 TEST(Optim, FusedOpsCheckTheirLists) {
   Tensor p = f64({1, 2}), g = f64({1, 1}), m = f64({0, 0}), s = ember::zeros({}, ember::kFloat32);
-  EXPECT_EMBER_ERROR(optim::adam_({p}, {g}, {m}, {f64({0, 0, 0})}, {}, {s}, 0.1, 0.9, 0.999, 0,
+  EXPECT_EMBER_ERROR(ember::fused_adam_({p}, {g}, {m}, {f64({0, 0, 0})}, {}, {s}, 0.1, 0.9, 0.999, 0,
                                   1e-8, false, false),
                      ember::ErrorKind::Runtime,
-                     "[adam_] exp_avg_sqs[0] has shape [3] but its param has shape [2]");
+                     "[fused_adam_] exp_avg_sqs[0] has shape [3] but its param has shape [2]");
   EXPECT_EMBER_ERROR(
-      optim::adam_({p}, {g}, {m}, {}, {}, {s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
-      ember::ErrorKind::Value, "[adam_] expected 1 exp_avg_sqs (one per param), got 0");
+      ember::fused_adam_({p}, {g}, {m}, {}, {}, {s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
+      ember::ErrorKind::Value, "[fused_adam_] expected 1 exp_avg_sqs (one per param), got 0");
   EXPECT_EMBER_ERROR(
-      optim::adam_({p}, {g}, {m}, {m}, {}, {s, s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
-      ember::ErrorKind::Value, "[adam_] expected one state_steps tensor per param (1)");
+      ember::fused_adam_({p}, {g}, {m}, {m}, {}, {s, s}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
+      ember::ErrorKind::Value, "[fused_adam_] expected one state_steps tensor per param (1)");
   // A bad step tensor is refused before any count moves.
   const Tensor s2 = ember::zeros({}, ember::kFloat32);
   EXPECT_EMBER_ERROR(
-      optim::adam_({p, p.clone()}, {g, g}, {m, m.clone()}, {m.clone(), m.clone()}, {},
+      ember::fused_adam_({p, p.clone()}, {g, g}, {m, m.clone()}, {m.clone(), m.clone()}, {},
                    {s2, ember::zeros({}, ember::kInt32)}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
       ember::ErrorKind::Type, "state_steps[1] has dtype int32");
   EXPECT_EQ(s2.item<double>(), 0);
   // Parameters of both float dtypes in one call; each state tensor has its parameter's dtype.
   const Tensor p32 = ember::zeros({2}, ember::kFloat32);
-  EXPECT_EMBER_ERROR(optim::sgd_({p, p32}, {g, g}, {}, 0.1, 0, 0, 0, false, false),
-                     ember::ErrorKind::Type, "[sgd_] grads[1] has dtype float64 but its param");
+  EXPECT_EMBER_ERROR(ember::fused_sgd_({p, p32}, {g, g}, {}, 0.1, 0, 0, 0, false, false),
+                     ember::ErrorKind::Type, "[fused_sgd_] grads[1] has dtype float64 but its param");
   const Tensor g32 = ember::ones({2}, ember::kFloat32);
-  optim::sgd_({p, p32}, {g, g32}, {}, 0.5, 0, 0, 0, false, false);
+  ember::fused_sgd_({p, p32}, {g, g32}, {}, 0.5, 0, 0, 0, false, false);
   expect_near(p, {0.5, 1.5});
   expect_near(p32, {-0.5, -0.5});
   // A strided gradient is read through a copy; a strided parameter (a view with gaps) is
   // updated through a staged copy that lands in the view only (Note [Fused layouts]).
   const Tensor wide = ember::as_strided(f64({1, 9, 1, 9}), {2}, {2});
-  optim::sgd_({p}, {wide}, {}, 0.5, 0, 0, 0, false, false);
+  ember::fused_sgd_({p}, {wide}, {}, 0.5, 0, 0, 0, false, false);
   expect_near(p, {0, 1});
   const Tensor base = f64({1, 2, 3, 4});
-  optim::sgd_({ember::as_strided(base, {2}, {2})}, {g}, {}, 0.5, 0, 0, 0, false, false);
+  ember::fused_sgd_({ember::as_strided(base, {2}, {2})}, {g}, {}, 0.5, 0, 0, 0, false, false);
   expect_near(base, {0.5, 2, 2.5, 4});
 }
 
@@ -213,7 +213,7 @@ TEST(Optim, FusedAdamIsIdenticalOnOneAndTwoThreads) {
       ss.push_back(ember::zeros({}));
     }
     for (int s = 0; s < 2; ++s)
-      optim::adam_(ps, gs, ms, vs, {}, ss, 1e-3, 0.9, 0.999, 0.01, 1e-8, false, false, true);
+      ember::fused_adam_(ps, gs, ms, vs, {}, ss, 1e-3, 0.9, 0.999, 0.01, 1e-8, false, false, true);
     return ember::cat(ps).to_vector<float>();
   };
   EXPECT_EQ(run(1), run(2));

@@ -5,7 +5,7 @@
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
 #include "ember/backend/cpu/simd.h"
-#include "ember/ops/math.h"
+#include "ember/core/math.h"
 
 namespace ember::cpu {
 namespace {
@@ -296,29 +296,29 @@ void fill_kernel(const Tensor& dst, const Scalar& value) {
 
 void register_elementwise(KernelTable& t) {
 #define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.unary[int(UnaryOp::name)] = &unary_kernel<math::F, dtypes, int(UnaryOp::name)>;
+  t.elementwise.unary[int(UnaryOp::name)] = &unary_kernel<math::F, dtypes, int(UnaryOp::name)>;
   EMBER_UNARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.binary[int(BinaryOp::name)] = &binary_kernel<math::F, dtypes, int(BinaryOp::name)>;
+  t.elementwise.binary[int(BinaryOp::name)] = &binary_kernel<math::F, dtypes, int(BinaryOp::name)>;
   EMBER_BINARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F) \
-  t.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
+  t.elementwise.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
   EMBER_COMPARE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.param_unary[int(ParamUnaryOp::name)] =   \
+  t.elementwise.param_unary[int(ParamUnaryOp::name)] =   \
       &param_unary_kernel<math::F, dtypes, int(ParamUnaryOp::name)>;
   EMBER_PARAM_UNARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
-#define EMBER_REGISTER(name, F) t.predicate[int(PredicateOp::name)] = &predicate_kernel<math::F>;
+#define EMBER_REGISTER(name, F) t.elementwise.predicate[int(PredicateOp::name)] = &predicate_kernel<math::F>;
   EMBER_PREDICATE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
-  t.where = &where_kernel;
-  t.copy = &copy_kernel;
-  t.fill = &fill_kernel;
-  t.masked_grad = &masked_grad_kernel;
+  t.elementwise.where = &where_kernel;
+  t.elementwise.copy = &copy_kernel;
+  t.elementwise.fill = &fill_kernel;
+  t.elementwise.masked_grad = &masked_grad_kernel;
 }
 
 }  // namespace ember::cpu

@@ -16,7 +16,7 @@
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
 #include "ember/backend/cpu/simd.h"
-#include "ember/ops/math.h"
+#include "ember/core/math.h"
 
 namespace ember::cpu {
 namespace {
@@ -295,13 +295,13 @@ void searchsorted_kernel(const Tensor& out,
 }  // namespace
 
 void register_indexing(KernelTable& t) {
-  t.index_select = &index_select_kernel;
-  t.gather = &gather_kernel;
-  t.scatter = &scatter_kernel;
-  t.index_reduce = &index_reduce_kernel;
-  t.nonzero = &nonzero_kernel;
-  t.index_bounds = &index_bounds_kernel;
-  t.searchsorted = &searchsorted_kernel;
+  t.indexing.index_select = &index_select_kernel;
+  t.indexing.gather = &gather_kernel;
+  t.indexing.scatter = &scatter_kernel;
+  t.indexing.index_reduce = &index_reduce_kernel;
+  t.indexing.nonzero = &nonzero_kernel;
+  t.indexing.index_bounds = &index_bounds_kernel;
+  t.indexing.searchsorted = &searchsorted_kernel;
 }
 
 }  // namespace ember::cpu

@@ -15,7 +15,8 @@
 
 #include "ember/backend/cpu/block_gemm.h"
 #include "ember/backend/cpu/nn_rnn_simd.h"
-#include "ember/backend/kernels_rnn.h"
+#include "ember/backend/cpu/register.h"
+#include "ember/backend/kernels_nn_attention.h"
 #include "ember/core/parallel.h"
 
 namespace ember::cpu {
@@ -277,11 +278,10 @@ void attention_backward_kernel(const Tensor& dq,
       });
 }
 
+const AttentionKernels kAttentionKernels{&attention_forward_kernel, &attention_backward_kernel};
+
 }  // namespace
 
-void register_nn_attention(RnnKernels& k) {
-  k.attention_forward = &attention_forward_kernel;
-  k.attention_backward = &attention_backward_kernel;
-}
+void register_nn_attention(KernelTable& t) { t.nn_attention = &kAttentionKernels; }
 
 }  // namespace ember::cpu

@@ -32,6 +32,6 @@ const ConvKernels kConvKernels{&forward_kernel, &backward_data_kernel, &backward
 
 }  // namespace
 
-void register_nn_conv(KernelTable& t) { t.conv = &kConvKernels; }
+void register_nn_conv(KernelTable& t) { t.nn_conv = &kConvKernels; }
 
 }  // namespace ember::cpu

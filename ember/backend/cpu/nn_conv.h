@@ -2,7 +2,7 @@
 // three spatial dims, and the two implementations behind the ConvKernels slots.
 #pragma once
 
-#include "ember/backend/kernels_conv.h"
+#include "ember/backend/kernels_nn_conv.h"
 
 namespace ember::cpu::conv {
 

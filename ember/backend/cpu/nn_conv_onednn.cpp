@@ -18,6 +18,7 @@
 // they cost neither a page fault nor a system call.
 #include <dnnl.hpp>
 
+#include <atomic>
 #include <cstring>
 #include <list>
 #include <memory>
@@ -25,11 +26,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ember/backend/cpu/flags.h"
 #include "ember/backend/cpu/nn_conv.h"
 #include "ember/core/allocator.h"
 #include "ember/core/parallel.h"
-#include "ember/ops/creation.h"
-#include "ember/ops/nn_conv.h"
+#include "ember/core/tensor_impl.h"
 
 namespace ember::cpu::conv {
 namespace {
@@ -502,6 +503,7 @@ bool use_channels_last(const Tensor& t, int64_t spatial) {
 // (ember.backends.cpu.allow_winograd = False) restores the direct kernel; the switch is part of
 // the primitive cache key. Where oneDNN has no Winograd kernel (no avx512_core, channel counts it
 // refuses) the direct kernel runs.
+std::atomic<bool> g_allow_winograd{true};
 constexpr int64_t kWinogradMinPixels = 14 * 14;
 bool use_winograd(const Tensor& w, const Tensor& y, const ConvGeometry& g) {
   if (!allow_winograd() || g.spatial != 2 || g.groups != 1) return false;
@@ -584,9 +586,15 @@ bool depthwise_backward_data_as_forward(const Tensor& dx,
     fg.pad_l[i] = extent - 1 - g.pad_l[i];
   }
   const int64_t c = w.sizes()[0], kh = w.sizes()[2], kw = w.sizes()[3];
-  Tensor flipped = empty({c, 1, kh, kw}, TensorOptions(kFloat32).device(w.device()));
+  // The reversed taps live in a buffer of this call's, seen as a tensor over borrowed memory
+  // (kernels do not allocate tensors through the ops layer).
+  std::vector<float> taps(size_t(c * kh * kw));
+  const int64_t sizes[] = {c, 1, kh, kw}, strides[] = {kh * kw, kh * kw, kw, 1};
+  const Tensor flipped(make_ref<TensorImpl>(
+      make_ref<Storage>(taps.data(), taps.size() * sizeof(float), w.device(), ExternalDeleter{}),
+      kFloat32, IntArrayRef(sizes, 4), IntArrayRef(strides, 4), 0));
   const float* src = static_cast<const float*>(w.data_ptr());
-  float* dst = static_cast<float*>(flipped.data_ptr());
+  float* dst = taps.data();
   const IntArrayRef st = w.strides();
   for (int64_t o = 0; o < c; ++o)
     for (int64_t a = 0; a < kh; ++a)
@@ -649,3 +657,10 @@ bool onednn_backward_weight(
 }
 
 }  // namespace ember::cpu::conv
+
+namespace ember {
+void set_allow_winograd(bool allow) {
+  cpu::conv::g_allow_winograd.store(allow, std::memory_order_relaxed);
+}
+bool allow_winograd() { return cpu::conv::g_allow_winograd.load(std::memory_order_relaxed); }
+}  // namespace ember

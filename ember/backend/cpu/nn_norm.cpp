@@ -1,5 +1,5 @@
-// CPU kernels of the neural-network ops: batch, layer and group norm (forward and backward) and
-// dropout. The inner loops are the vectorised ones of nn_norm_simd.h; this file splits tensors
+// CPU kernels of the normalisation ops: batch, layer and group norm (forward and backward). The
+// inner loops are the vectorised ones of nn_norm_simd.h; this file splits tensors
 // into contiguous runs, runs them on the thread pool and merges the per-run sums.
 //
 // Note [Deterministic norm statistics]
@@ -18,7 +18,7 @@
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/nn_norm_simd.h"
 #include "ember/backend/cpu/register.h"
-#include "ember/backend/kernels_norm.h"
+#include "ember/backend/kernels_nn_norm.h"
 #include "ember/core/allocator.h"
 
 namespace ember::cpu {
@@ -604,59 +604,14 @@ void group_norm_backward_kernel(const Tensor& grad_input,
   });
 }
 
-// ---- dropout ------------------------------------------------------------------------------------
-
-// Note [Dropout mask]
-// Element i (in memory order) of a dropout call belongs to group q = i / 64 and takes word j of
-// Philox block (counter + 16 * q + l), where i % 64 = 16 * j + l: 64 elements from 16 blocks, laid
-// out so that 16 consecutive elements are the same word of 16 blocks (one vector on AVX-512,
-// two on AVX2, whatever the SIMD target). The element is kept when its 32-bit word is below
-// threshold = round((1 - p) * 2^32). The mask depends only on the seed, the counter and i, so
-// the backward regenerates it instead of storing it, and no thread count changes it.
-void dropout_kernel(const Tensor& out,
-                    const Tensor& in,
-                    uint64_t key,
-                    uint64_t counter,
-                    uint32_t threshold,
-                    double mul,
-                    double add_kept,
-                    double add_dropped) {
-  const int64_t n = in.numel();
-  const int64_t groups = (n + 63) / 64;
-  dispatch_dtype<kFloatingTypes>(in.dtype(), "dropout", [&]<class T>() {
-    const T* x = static_cast<const T*>(in.data_ptr());
-    T* y = static_cast<T*>(out.data_ptr());
-    parallel_for(0, groups, kGrain / 64, [&](int64_t q0, int64_t q1) {
-      const int64_t begin = q0 * 64, len = std::min(n, q1 * 64) - begin;
-      const uint64_t ctr = counter + 16 * uint64_t(q0);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        norm_simd::loops<T>().dropout(x + begin, y + begin, len, key, ctr, threshold, T(mul),
-                                      T(add_kept), T(add_dropped));
-      } else {
-        using A = opmath_t<T>;
-        const A m = A(mul), ak = A(add_kept), ad = A(add_dropped);
-        uint32_t w[64];
-        for (int64_t s = 0; s < len; s += 64) {
-          norm_simd::table().philox_group(key, ctr + uint64_t(s / 4), w);
-          for (int64_t i = 0; i < std::min<int64_t>(64, len - s); ++i) {
-            const bool kept = w[i] < threshold;
-            y[begin + s + i] = T(A(x[begin + s + i]) * (kept ? m : A(0)) + (kept ? ak : ad));
-          }
-        }
-      }
-    });
-  });
-}
-
 const NormKernels kNormKernels{
-    &batch_norm_train_kernel,    &batch_norm_eval_kernel,
-    &batch_norm_backward_kernel, &layer_norm_kernel,
-    &layer_norm_backward_kernel, &group_norm_kernel,
-    &group_norm_backward_kernel, &dropout_kernel,
+    &batch_norm_train_kernel,    &batch_norm_eval_kernel,    &batch_norm_backward_kernel,
+    &layer_norm_kernel,          &layer_norm_backward_kernel, &group_norm_kernel,
+    &group_norm_backward_kernel,
 };
 
 }  // namespace
 
-void register_nn_norm(KernelTable& t) { t.norm = &kNormKernels; }
+void register_nn_norm(KernelTable& t) { t.nn_norm = &kNormKernels; }
 
 }  // namespace ember::cpu

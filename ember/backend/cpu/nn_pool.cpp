@@ -574,14 +574,10 @@ const PoolKernels kPoolKernels{
     .max_pool_backward = &max_pool_backward_kernel,
     .avg_pool = &avg_pool_kernel,
     .avg_pool_backward = &avg_pool_backward_kernel,
-    .interpolate = &interpolate_kernel,
-    .interpolate_backward = &interpolate_backward_kernel,
-    .im2col = &im2col_kernel,
-    .col2im = &col2im_kernel,
 };
 
 }  // namespace
 
-void register_nn_pool(KernelTable& t) { t.pool = &kPoolKernels; }
+void register_nn_pool(KernelTable& t) { t.nn_pool = &kPoolKernels; }
 
 }  // namespace ember::cpu

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/loops.h"
-#include "ember/backend/kernels_pool.h"
+#include "ember/backend/kernels_nn_pool.h"
 #include "ember/core/parallel.h"
 
 // Function multi-versioning for the hot NHWC loops: AVX-512, AVX2 and baseline copies, chosen
@@ -32,12 +32,6 @@ void avg_pool_backward_kernel(const Tensor& grad_in,
                               const Tensor& grad_out,
                               const PoolShape& s,
                               AvgDivisor avg);
-void interpolate_kernel(const Tensor& out, const Tensor& in, const InterpPlan& plan);
-void interpolate_backward_kernel(const Tensor& grad_in,
-                                 const Tensor& grad_out,
-                                 const InterpPlan& plan);
-void im2col_kernel(const Tensor& out, const Tensor& in, const PoolShape& shape);
-void col2im_kernel(const Tensor& out, const Tensor& cols, const PoolShape& shape);
 
 namespace pool {
 

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "ember/backend/cpu/nn_pool_common.h"
+#include "ember/backend/cpu/register.h"
+#include "ember/backend/kernels_nn_resample.h"
 
 namespace ember::cpu {
 namespace {
@@ -213,8 +215,6 @@ void col2im_impl(const Tensor& out, const Tensor& cols, const PoolShape& s) {
   });
 }
 
-}  // namespace
-
 void interpolate_kernel(const Tensor& out, const Tensor& in, const InterpPlan& plan) {
   if (out.numel() == 0) return;
   dispatch_dtype<kFloatingTypes>(in.dtype(), "interpolate",
@@ -241,5 +241,16 @@ void col2im_kernel(const Tensor& out, const Tensor& cols, const PoolShape& shape
   dispatch_dtype<kFloatingTypes>(cols.dtype(), "fold",
                                  [&]<class T>() { col2im_impl<T>(out, cols, shape); });
 }
+
+const ResampleKernels kResampleKernels{
+    .interpolate = &interpolate_kernel,
+    .interpolate_backward = &interpolate_backward_kernel,
+    .im2col = &im2col_kernel,
+    .col2im = &col2im_kernel,
+};
+
+}  // namespace
+
+void register_nn_resample(KernelTable& t) { t.nn_resample = &kResampleKernels; }
 
 }  // namespace ember::cpu

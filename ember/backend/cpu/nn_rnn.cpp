@@ -1,18 +1,16 @@
 // CPU kernels of the recurrent ops: the fused gate nonlinearity of one time step, forward and
-// backward (kernels_rnn.h), and the blocked products the time loops of ops/nn_rnn.cpp use.
-// The attention kernels are in nn_attention.cpp.
+// backward (kernels_nn_rnn.h), and the blocked products the time loops of ops/nn_rnn.cpp use.
 //
 // A cell step works row by row (one batch element per row, rows in parallel), each row in one
 // vectorised pass (nn_rnn_simd.cpp): gate sums, nonlinearities and state update together.
 #include "ember/backend/cpu/block_gemm.h"
 #include "ember/backend/cpu/nn_rnn_simd.h"
 #include "ember/backend/cpu/register.h"
-#include "ember/backend/kernels_rnn.h"
+#include "ember/backend/kernels_nn_rnn.h"
 #include "ember/core/parallel.h"
 
 namespace ember::cpu {
 
-void register_nn_attention(RnnKernels& k);   // nn_attention.cpp
 void register_nn_rnn_packed(RnnKernels& k);  // nn_rnn_packed.cpp
 
 namespace {
@@ -156,7 +154,6 @@ RnnKernels make_kernels() {
   register_nn_rnn_packed(k);
   k.cell_forward = &cell_forward_kernel;
   k.cell_backward = &cell_backward_kernel;
-  register_nn_attention(k);
   return k;
 }
 
@@ -164,7 +161,7 @@ RnnKernels make_kernels() {
 
 void register_nn_rnn(KernelTable& t) {
   static const RnnKernels kernels = make_kernels();
-  t.rnn = &kernels;
+  t.nn_rnn = &kernels;
 }
 
 }  // namespace ember::cpu

@@ -1,4 +1,4 @@
-// The recurrent product with prepared weights (kernels_rnn.h, PackWeights / PackedGemm): for
+// The recurrent product with prepared weights (kernels_nn_rnn.h, PackWeights / PackedGemm): for
 // float32, the weights are reordered once per layer call into oneDNN's blocked layout and each
 // time step runs oneDNN's matmul primitive on them (brgemm on AVX-512): measured 254 us for
 // [32, 512] x [512, 2048] on one thread, against 292 us for sgemm, which repacks the weights on
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/block_gemm.h"
-#include "ember/backend/kernels_rnn.h"
+#include "ember/backend/kernels_nn_rnn.h"
 #include "ember/core/allocator.h"
 #include "ember/core/parallel.h"
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "ember/backend/kernels_rnn.h"
+#include "ember/backend/kernels_nn_rnn.h"
 
 namespace ember::cpu::rnn_simd {
 

@@ -326,8 +326,8 @@ void arg_reduce_kernel(
 }  // namespace
 
 void register_reduce(KernelTable& t) {
-  t.reduce = &reduce_kernel;
-  t.arg_reduce = &arg_reduce_kernel;
+  t.reduce.reduce = &reduce_kernel;
+  t.reduce.arg_reduce = &arg_reduce_kernel;
 }
 
 }  // namespace ember::cpu

@@ -8,7 +8,7 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
-#include "ember/ops/math.h"
+#include "ember/core/math.h"
 
 namespace ember::cpu {
 namespace {
@@ -139,8 +139,8 @@ void cum_extreme_kernel(
 }  // namespace
 
 void register_scan(KernelTable& t) {
-  t.scan = &scan_kernel;
-  t.cum_extreme = &cum_extreme_kernel;
+  t.scan.scan = &scan_kernel;
+  t.scan.cum_extreme = &cum_extreme_kernel;
 }
 
 }  // namespace ember::cpu

@@ -26,7 +26,7 @@
 #include <limits>
 
 #include "ember/backend/cpu/simd.h"
-#include "ember/ops/math.h"
+#include "ember/core/math.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::cpu::simd::HWY_NAMESPACE {

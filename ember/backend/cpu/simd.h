@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "ember/core/scalar.h"
-#include "ember/ops/elementwise_ops.h"
+#include "ember/core/elementwise_ops.h"
 
 namespace ember::cpu::simd {
 

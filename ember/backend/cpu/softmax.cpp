@@ -84,6 +84,6 @@ void softmax_kernel(const Tensor& out, const Tensor& in, int64_t dim, bool log) 
 
 }  // namespace
 
-void register_softmax(KernelTable& t) { t.softmax = &softmax_kernel; }
+void register_softmax(KernelTable& t) { t.softmax.softmax = &softmax_kernel; }
 
 }  // namespace ember::cpu

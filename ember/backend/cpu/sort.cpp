@@ -11,7 +11,7 @@
 #include "ember/backend/cpu/lines.h"
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
-#include "ember/ops/math.h"
+#include "ember/core/math.h"
 
 namespace ember::cpu {
 namespace {
@@ -174,9 +174,9 @@ void select_kernel(SelectOp op,
 }  // namespace
 
 void register_sort(KernelTable& t) {
-  t.sort = &sort_kernel;
-  t.topk = &topk_kernel;
-  t.select = &select_kernel;
+  t.sort.sort = &sort_kernel;
+  t.sort.topk = &topk_kernel;
+  t.sort.select = &select_kernel;
 }
 
 }  // namespace ember::cpu

@@ -77,8 +77,8 @@ void fill_kernel(const Tensor& dst, const Scalar& value) {
 void register_kernels(KernelTable& t) {
   static DeviceAllocator allocator;
   t.allocator = &allocator;
-  t.copy = &copy_kernel;
-  t.fill = &fill_kernel;
+  t.elementwise.copy = &copy_kernel;
+  t.elementwise.fill = &fill_kernel;
 }
 
 }  // namespace ember::cuda

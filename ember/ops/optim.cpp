@@ -1,27 +1,43 @@
-#include "ember/optim/fused.h"
+#include "ember/ops/optim.h"
 
 #include <cmath>
 #include <cstdint>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/backend/cpu/optim_fused.h"
+#include "ember/backend/kernels.h"
+#include "ember/backend/kernels_optim.h"
 #include "ember/core/error.h"
 #include "ember/ops/creation.h"
+#include "ember/ops/registry.h"
 
-namespace ember::optim {
+namespace ember {
 namespace {
 
-// The kernels are CPU-only (memory-bound loops; a CUDA version would be a kernel-table slot).
-void check_cpu(const Tensor& t, const char* op, const char* what, size_t i) {
-  EMBER_CHECK(t.device().is_cpu(), "[", op, "] ", what, "[", i, "] is on ", t.device(),
-              ": the fused optimizer kernels run on CPU tensors only");
+// Python binds them in ember._C._optim (ember.optim's classes call them), hence the names.
+const OpInfo kOptimOps[] = {
+    {"_optim.adam_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.sgd_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.rmsprop_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.adagrad_", OpKind::Inplace, kFloatingTypes, false},
+};
+
+// Every list lives on the device of the first parameter (the kernels of that device's backend
+// run the update); the step counts are read on the host, so they are CPU tensors.
+void check_device(const Tensor& t, Device device, const char* op, const char* what, size_t i) {
+  EMBER_CHECK(t.device() == device, "[", op, "] ", what, "[", i, "] is on ", t.device(),
+              ", expected ", device, " (the device of params[0])");
+}
+
+const OptimKernels& optim_kernels(const std::vector<Tensor>& params, const char* op) {
+  const Device device = params.front().device();
+  return kernels_of(kernels(device).optim, device, op);
 }
 
 void check_params(const std::vector<Tensor>& params, const char* op) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
     EMBER_CHECK_VALUE(p.defined(), "[", op, "] params[", i, "] is an undefined tensor");
-    check_cpu(p, op, "params", i);
+    check_device(p, params[0].device(), op, "params", i);
     EMBER_CHECK_TYPE(p.is_floating_point(), "[", op, "] params[", i, "] has dtype ", p.dtype(),
                      ": expected a floating-point dtype");
   }
@@ -39,7 +55,7 @@ void check_list(const std::vector<Tensor>& list,
     const Tensor& t = list[i];
     const Tensor& p = params[i];
     EMBER_CHECK_VALUE(t.defined(), "[", op, "] ", what, "[", i, "] is an undefined tensor");
-    check_cpu(t, op, what, i);
+    check_device(t, p.device(), op, what, i);
     EMBER_CHECK_TYPE(t.dtype() == p.dtype(), "[", op, "] ", what, "[", i, "] has dtype ", t.dtype(),
                      " but its param has dtype ", p.dtype());
     EMBER_CHECK(t.sizes() == p.sizes(), "[", op, "] ", what, "[", i, "] has shape ", t.sizes(),
@@ -56,7 +72,7 @@ std::vector<double> bump_steps(const std::vector<Tensor>& steps, size_t n, const
   for (size_t i = 0; i < steps.size(); ++i) {
     const Tensor& s = steps[i];
     EMBER_CHECK_VALUE(s.defined(), "[", op, "] state_steps[", i, "] is an undefined tensor");
-    check_cpu(s, op, "state_steps", i);
+    check_device(s, kCPU, op, "state_steps", i);
     EMBER_CHECK(s.numel() == 1, "[", op, "] state_steps[", i,
                 "] must hold one value, got a tensor of shape ", s.sizes());
     EMBER_CHECK_TYPE(s.dtype() == kFloat32 || s.dtype() == kFloat64 || s.dtype() == kInt64, "[", op,
@@ -169,7 +185,9 @@ void bump(const std::vector<Tensor>& list) {
 
 }  // namespace
 
-void adam_(const std::vector<Tensor>& params,
+std::span<const OpInfo> optim_op_infos() { return kOptimOps; }
+
+void fused_adam_(const std::vector<Tensor>& params,
            const std::vector<Tensor>& grads,
            const std::vector<Tensor>& exp_avgs,
            const std::vector<Tensor>& exp_avg_sqs,
@@ -183,7 +201,7 @@ void adam_(const std::vector<Tensor>& params,
            bool amsgrad,
            bool maximize,
            bool decoupled) {
-  const char* op = "adam_";
+  const char* op = "fused_adam_";
   check_params(params, op);
   Staging st;
   const std::vector<Tensor> g = staged_grads(grads, params, st, op);
@@ -202,7 +220,7 @@ void adam_(const std::vector<Tensor>& params,
     bc2_sqrt[i] = std::sqrt(1 - std::pow(beta2, steps[i]));
   }
   for (const auto& idx : by_dtype(params))
-    cpu::fused_adam(pick(p, idx), pick(g, idx), pick(m, idx), pick(v, idx), pick(vmax, idx),
+    optim_kernels(params, op).adam(pick(p, idx), pick(g, idx), pick(m, idx), pick(v, idx), pick(vmax, idx),
                     pick(step_size, idx), pick(bc2_sqrt, idx),
                     {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
   st.write_back();
@@ -212,7 +230,7 @@ void adam_(const std::vector<Tensor>& params,
   if (amsgrad) bump(max_exp_avg_sqs);
 }
 
-std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
+std::vector<Tensor> fused_sgd_(const std::vector<Tensor>& params,
                          const std::vector<Tensor>& grads,
                          const std::vector<Tensor>& momentum_buffers,
                          double lr,
@@ -221,7 +239,7 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
                          double weight_decay,
                          bool nesterov,
                          bool maximize) {
-  const char* op = "sgd_";
+  const char* op = "fused_sgd_";
   check_params(params, op);
   Staging st;
   const std::vector<Tensor> g = staged_grads(grads, params, st, op);
@@ -245,7 +263,7 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
   }
   const std::vector<Tensor> p = st.inout(params, params), b = st.inout(bufs, params);
   for (const auto& idx : by_dtype(params))
-    cpu::fused_sgd(pick(p, idx), pick(g, idx), pick(b, idx), pick(first, idx),
+    optim_kernels(params, op).sgd(pick(p, idx), pick(g, idx), pick(b, idx), pick(first, idx),
                    {lr, momentum, dampening, weight_decay, nesterov, maximize});
   st.write_back();
   bump(params);
@@ -253,7 +271,7 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
   return bufs;
 }
 
-void rmsprop_(const std::vector<Tensor>& params,
+void fused_rmsprop_(const std::vector<Tensor>& params,
               const std::vector<Tensor>& grads,
               const std::vector<Tensor>& square_avgs,
               const std::vector<Tensor>& grad_avgs,
@@ -266,7 +284,7 @@ void rmsprop_(const std::vector<Tensor>& params,
               double momentum,
               bool centered,
               bool maximize) {
-  const char* op = "rmsprop_";
+  const char* op = "fused_rmsprop_";
   check_params(params, op);
   Staging st;
   const std::vector<Tensor> g = staged_grads(grads, params, st, op);
@@ -280,7 +298,7 @@ void rmsprop_(const std::vector<Tensor>& params,
                             mb = momentum > 0 ? st.inout(momentum_buffers, params)
                                               : std::vector<Tensor>{};
   for (const auto& idx : by_dtype(params))
-    cpu::fused_rmsprop(pick(p, idx), pick(g, idx), pick(sq, idx), pick(ga, idx), pick(mb, idx),
+    optim_kernels(params, op).rmsprop(pick(p, idx), pick(g, idx), pick(sq, idx), pick(ga, idx), pick(mb, idx),
                        {lr, alpha, eps, weight_decay, momentum, centered, maximize});
   st.write_back();
   bump(params);
@@ -289,7 +307,7 @@ void rmsprop_(const std::vector<Tensor>& params,
   if (momentum > 0) bump(momentum_buffers);
 }
 
-void adagrad_(const std::vector<Tensor>& params,
+void fused_adagrad_(const std::vector<Tensor>& params,
               const std::vector<Tensor>& grads,
               const std::vector<Tensor>& state_sums,
               const std::vector<Tensor>& state_steps,
@@ -298,7 +316,7 @@ void adagrad_(const std::vector<Tensor>& params,
               double weight_decay,
               double eps,
               bool maximize) {
-  const char* op = "adagrad_";
+  const char* op = "fused_adagrad_";
   check_params(params, op);
   Staging st;
   const std::vector<Tensor> g = staged_grads(grads, params, st, op);
@@ -308,11 +326,11 @@ void adagrad_(const std::vector<Tensor>& params,
   for (double& c : clr) c = lr / (1 + (c - 1) * lr_decay);
   const std::vector<Tensor> p = st.inout(params, params), sums = st.inout(state_sums, params);
   for (const auto& idx : by_dtype(params))
-    cpu::fused_adagrad(pick(p, idx), pick(g, idx), pick(sums, idx), pick(clr, idx),
+    optim_kernels(params, op).adagrad(pick(p, idx), pick(g, idx), pick(sums, idx), pick(clr, idx),
                        {eps, weight_decay, maximize});
   st.write_back();
   bump(params);
   bump(state_sums);
 }
 
-}  // namespace ember::optim
+}  // namespace ember

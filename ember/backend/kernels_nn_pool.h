@@ -1,9 +1,8 @@
-// Kernel slots of the neural-network ops: pooling (max, average, adaptive, unpool) and resampling
-// (interpolate, pixel_shuffle, unfold/fold) (ops/nn_pool.cpp, ops/nn_resample.cpp).
+// Kernel slots of the pooling ops (ops/nn_pool.cpp): max, average, adaptive, unpool. PoolShape also
+// describes the resampling kernels' problems (kernels_nn_resample.h).
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "ember/core/tensor.h"
 
@@ -38,18 +37,6 @@ struct AvgDivisor {
   int64_t divisor = 0;
 };
 
-// Separable resampling (interpolate): along each spatial dim, output coordinate o reads `taps[d]`
-// input coordinates index[d][o * taps + t] (already clamped into the input) with weights
-// weight[d][o * taps + t], and out = sum over tap combinations of the product of the weights
-// times the input. Nearest modes have 1 tap, linear 2, cubic 4. The weights are computed in the
-// op-math type of the tensors (float for float32) and stored here exactly.
-struct InterpPlan {
-  PoolShape shape;  // batch, channels, in, out, channels_last
-  int64_t taps[3] = {1, 1, 1};
-  std::vector<int64_t> index[3];
-  std::vector<double> weight[3];
-};
-
 struct PoolKernels {
   // out = the max of each window; `indices` (int64, defined or not) receives the position of
   // the max in the input plane, d * H * W + h * W + w: the first one on ties, the last NaN if
@@ -73,27 +60,10 @@ struct PoolKernels {
                                    const Tensor& grad_out,
                                    const PoolShape& shape,
                                    AvgDivisor div);
-  // out = the plan's resampling of in (both dense in the plan's layout).
-  using Interpolate = void (*)(const Tensor& out, const Tensor& in, const InterpPlan& plan);
-  // grad_in = zeros, then every grad_out element added to its taps' inputs times the weights.
-  using InterpolateBackward = void (*)(const Tensor& grad_in,
-                                       const Tensor& grad_out,
-                                       const InterpPlan& plan);
-  // im2col: in [N, C, H, W] contiguous, out [N, C * kh * kw, OH * OW] contiguous, with
-  // out[n][(c * kh + i) * kw + j][oh * OW + ow] = in[n][c][oh * sh - ph + i * dh]
-  // [ow * sw - pw + j * dw], 0 outside the input. shape.in/out[1..2] are (H, W) and (OH, OW).
-  using Im2Col = void (*)(const Tensor& out, const Tensor& in, const PoolShape& shape);
-  // col2im, the adjoint: out [N, C, H, W] = zeros, then every column element added back.
-  using Col2Im = void (*)(const Tensor& out, const Tensor& cols, const PoolShape& shape);
-
   MaxPool max_pool = nullptr;
   MaxPoolBackward max_pool_backward = nullptr;
   AvgPool avg_pool = nullptr;
   AvgPoolBackward avg_pool_backward = nullptr;
-  Interpolate interpolate = nullptr;
-  InterpolateBackward interpolate_backward = nullptr;
-  Im2Col im2col = nullptr;
-  Col2Im col2im = nullptr;
 };
 
 }  // namespace ember

@@ -1,5 +1,5 @@
-// Kernel slots of the neural-network ops: normalisation (batch, layer, group, instance, local
-// response, normalize) and dropout (ops/nn_norm.cpp, ops/nn_dropout.cpp).
+// Kernel slots of the normalisation ops (ops/nn_norm.cpp): batch, layer, group and instance norm
+// (local response norm and normalize are composites).
 #pragma once
 
 #include <cstdint>
@@ -88,20 +88,6 @@ struct NormKernels {
                                      const Tensor& rstd,
                                      const Tensor& weight,
                                      int64_t groups);
-  // Dropout: out and in (any floating dtype) have the same sizes and strides and are dense (their
-  // elements fill one block of memory, in any dim order; they may be the same tensor). Element i in
-  // memory order is kept when its random word (Note [Dropout mask] in backend/cpu/nn_norm.cpp, from
-  // Philox with `key` and counters from `counter`) is below `threshold`; out = in * (kept ? mul :
-  // 0) + (kept ? add_kept : add_dropped), computed in in's op-math type.
-  using Dropout = void (*)(const Tensor& out,
-                           const Tensor& in,
-                           uint64_t key,
-                           uint64_t counter,
-                           uint32_t threshold,
-                           double mul,
-                           double add_kept,
-                           double add_dropped);
-
   BatchNormTrain batch_norm_train = nullptr;
   BatchNormEval batch_norm_eval = nullptr;
   BatchNormBackward batch_norm_backward = nullptr;
@@ -109,10 +95,6 @@ struct NormKernels {
   LayerNormBackward layer_norm_backward = nullptr;
   GroupNormForward group_norm = nullptr;
   GroupNormBackward group_norm_backward = nullptr;
-  Dropout dropout = nullptr;
 };
-
-// Philox counters one dropout call of n elements uses (16 blocks per group of 64 elements).
-inline uint64_t dropout_counters(int64_t n) { return 16 * ((uint64_t(n) + 63) / 64); }
 
 }  // namespace ember

@@ -1,5 +1,4 @@
-// Kernel slots of the neural-network ops: recurrent cells and sequences (RNN, LSTM, GRU) and
-// scaled_dot_product_attention (ops/nn_rnn.cpp, ops/nn_attention.cpp).
+// Kernel slots of the recurrent ops (ops/nn_rnn.cpp): RNN, LSTM and GRU cells and sequences.
 //
 // Layout rules shared by the slots: every tensor has the op's compute dtype (float32 or
 // float64); 2-d "row" tensors [B, n] may have any row stride but unit stride in their last dim;
@@ -72,42 +71,11 @@ struct RnnKernels {
   using PackedGemm = void (*)(const RnnPackedWeights& w, const Tensor& out, const Tensor& a);
   using CellForward = void (*)(RnnMode mode, const RnnCellForward& args);
   using CellBackward = void (*)(RnnMode mode, const RnnCellBackward& args);
-  // Attention over [B, H, L, E] queries, [B, H, S, E] keys and [B, H, S, Ev] values (any strides
-  // in B and H, 0 included; unit stride in the last dim). mask: undefined, bool (true = take part)
-  // or the compute dtype (added to the scores), [B, H, L, S] with any strides. causal: key j
-  // takes part for query i only if j <= i. out [B, H, L, Ev] and lse [B, H, L] are contiguous;
-  // lse is the log-sum-exp of each row's scaled, masked scores, +inf for a row without any key
-  // (its output is 0, as PyTorch's).
-  using AttentionForward = void (*)(const Tensor& out,
-                                    const Tensor& lse,
-                                    const Tensor& q,
-                                    const Tensor& k,
-                                    const Tensor& v,
-                                    const Tensor& mask,
-                                    bool causal,
-                                    double scale);
-  // The gradients dq, dk, dv (contiguous, the shapes of q, k, v) from grad_out [B, H, L, Ev]
-  // (unit stride in its last dim) and the forward's inputs, out and lse.
-  using AttentionBackward = void (*)(const Tensor& dq,
-                                     const Tensor& dk,
-                                     const Tensor& dv,
-                                     const Tensor& grad_out,
-                                     const Tensor& q,
-                                     const Tensor& k,
-                                     const Tensor& v,
-                                     const Tensor& out,
-                                     const Tensor& lse,
-                                     const Tensor& mask,
-                                     bool causal,
-                                     double scale);
-
   Gemm gemm = nullptr;
   PackWeights pack_weights = nullptr;
   PackedGemm packed_gemm = nullptr;
   CellForward cell_forward = nullptr;
   CellBackward cell_backward = nullptr;
-  AttentionForward attention_forward = nullptr;
-  AttentionBackward attention_backward = nullptr;
 };
 
 }  // namespace ember

@@ -7,7 +7,7 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/register.h"
-#include "ember/ops/math.h"
+#include "ember/core/math.h"
 
 namespace ember::cpu {
 namespace {
@@ -150,6 +150,6 @@ void bmm_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-void register_matmul(KernelTable& t) { t.bmm = &bmm_kernel; }
+void register_linalg(KernelTable& t) { t.linalg.bmm = &bmm_kernel; }
 
 }  // namespace ember::cpu

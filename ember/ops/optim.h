@@ -7,11 +7,12 @@
 
 #include "ember/core/tensor.h"
 
-namespace ember::optim {
+namespace ember {
 
 // Every list holds, for parameter i, a tensor of params[i]'s shape, dtype and device; all must be
-// CPU floating-point tensors (a clear error otherwise; parameters of several dtypes may be mixed
-// in one call). Any layout works; a dense parameter (contiguous or channels-last) whose state
+// floating-point tensors on the device of params[0], whose backend runs the update (the kernel
+// slots of kernels_optim.h; the CPU has them) (a clear error otherwise; parameters of several
+// dtypes may be mixed in one call). Any layout works; a dense parameter (contiguous or channels-last) whose state
 // has its layout is updated in place in one pass, others are staged (Note [Fused layouts]). float16
 // and bfloat16 tensors are updated in float arithmetic and rounded once per stored value. The
 // updates do not record autograd history (they run as under no_grad) and bump the version counter
@@ -24,7 +25,7 @@ namespace ember::optim {
 // Adam (decoupled = false) or AdamW (decoupled = true): torch.optim.Adam / AdamW's algorithm,
 // with bias correction, amsgrad (max_exp_avg_sqs must then match params; otherwise it may be
 // empty) and maximize.
-void adam_(const std::vector<Tensor>& params,
+void fused_adam_(const std::vector<Tensor>& params,
            const std::vector<Tensor>& grads,
            const std::vector<Tensor>& exp_avgs,
            const std::vector<Tensor>& exp_avg_sqs,
@@ -43,7 +44,7 @@ void adam_(const std::vector<Tensor>& params,
 // one entry per parameter where an undefined entry means "no buffer yet": it is created from the
 // gradient on this step (as PyTorch does on the first step). Returns the buffers (empty when
 // momentum == 0), for the caller to keep in its state.
-std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
+std::vector<Tensor> fused_sgd_(const std::vector<Tensor>& params,
                          const std::vector<Tensor>& grads,
                          const std::vector<Tensor>& momentum_buffers,
                          double lr,
@@ -55,7 +56,7 @@ std::vector<Tensor> sgd_(const std::vector<Tensor>& params,
 
 // RMSprop: grad_avgs are used when centered, momentum_buffers when momentum > 0 (otherwise
 // either list may be empty).
-void rmsprop_(const std::vector<Tensor>& params,
+void fused_rmsprop_(const std::vector<Tensor>& params,
               const std::vector<Tensor>& grads,
               const std::vector<Tensor>& square_avgs,
               const std::vector<Tensor>& grad_avgs,
@@ -71,7 +72,7 @@ void rmsprop_(const std::vector<Tensor>& params,
 
 // Adagrad: clr = lr / (1 + (step - 1) * lr_decay), state_sums start at initial_accumulator_value
 // (the caller creates them).
-void adagrad_(const std::vector<Tensor>& params,
+void fused_adagrad_(const std::vector<Tensor>& params,
               const std::vector<Tensor>& grads,
               const std::vector<Tensor>& state_sums,
               const std::vector<Tensor>& state_steps,
@@ -81,4 +82,4 @@ void adagrad_(const std::vector<Tensor>& params,
               double eps,
               bool maximize);
 
-}  // namespace ember::optim
+}  // namespace ember

@@ -1,4 +1,4 @@
-// Fused optimizer updates over lists of tensors. One parallel loop covers the concatenated element
+// CPU kernels of the fused optimizer updates (kernels_optim.h) over lists of tensors. One parallel loop covers the concatenated element
 // range of all tensors, so 161 small tensors and one large one both keep every thread busy; each
 // element is read and written once (PyTorch's per-op updates pass over memory 6 to 10 times).
 // The inner loops are plain loops on restrict pointers with the options as template parameters, so
@@ -7,12 +7,13 @@
 // data in cache the SSE2 baseline is bound by sqrt and division, 4 floats at a time (an Adam step
 // over 200K floats: ~230 us against ~70 us with AVX2); on large models both are memory-bound.
 // AVX2 brings no FMA, so both versions round identically.
-#include "ember/backend/cpu/optim_fused.h"
+#include "ember/backend/kernels_optim.h"
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
+#include "ember/backend/cpu/register.h"
 #include "ember/core/error.h"
 #include "ember/core/half.h"
 #include "ember/core/parallel.h"
@@ -189,9 +190,7 @@ EMBER_OPTIM_CLONES void adagrad_loop(S* __restrict p,
   }
 }
 
-}  // namespace
-
-void fused_adam(const TensorVec& params,
+void adam_kernel(const TensorVec& params,
                 const TensorVec& grads,
                 const TensorVec& exp_avgs,
                 const TensorVec& exp_avg_sqs,
@@ -218,7 +217,7 @@ void fused_adam(const TensorVec& params,
   });
 }
 
-void fused_sgd(const TensorVec& params,
+void sgd_kernel(const TensorVec& params,
                const TensorVec& grads,
                const TensorVec& bufs,
                const std::vector<uint8_t>& first,
@@ -241,7 +240,7 @@ void fused_sgd(const TensorVec& params,
   });
 }
 
-void fused_rmsprop(const TensorVec& params,
+void rmsprop_kernel(const TensorVec& params,
                    const TensorVec& grads,
                    const TensorVec& square_avgs,
                    const TensorVec& grad_avgs,
@@ -266,7 +265,7 @@ void fused_rmsprop(const TensorVec& params,
   });
 }
 
-void fused_adagrad(const TensorVec& params,
+void adagrad_kernel(const TensorVec& params,
                    const TensorVec& grads,
                    const TensorVec& state_sums,
                    const std::vector<double>& clr,
@@ -283,5 +282,11 @@ void fused_adagrad(const TensorVec& params,
     });
   });
 }
+
+const OptimKernels kOptimKernels{&adam_kernel, &sgd_kernel, &rmsprop_kernel, &adagrad_kernel};
+
+}  // namespace
+
+void register_optim(KernelTable& t) { t.optim = &kOptimKernels; }
 
 }  // namespace ember::cpu

@@ -1,5 +1,5 @@
-// Kernel slots of the neural-network ops: convolution (conv1d/2d/3d, conv_transpose1d/2d/3d)
-// through oneDNN, linear and bilinear (ops/nn_conv.cpp).
+// Kernel slots of the convolutions (ops/nn_conv.cpp): conv1d/2d/3d and conv_transpose1d/2d/3d,
+// through oneDNN; linear and bilinear are composites of the matrix products.
 #pragma once
 
 #include "ember/core/tensor.h"

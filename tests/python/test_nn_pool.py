@@ -11,9 +11,7 @@ from conftest import rng_for
 
 import ember
 import ember.nn.functional as F
-
-# Through op_db, which imports the topic modules once its helpers exist.
-from ember.testing.op_db import _op_db_nn_pool as ref
+from ember.testing.op_db import nn_pool as ref
 
 NAN = float("nan")
 

@@ -1171,35 +1171,27 @@ def _np_sum_to_size(x, shape):
     return np.sum(x, axis=axes, keepdims=True).reshape(shape) if axes else x.reshape(shape)
 
 
-# The records beyond the foundation's live in modules by topic, which imports the
+# The records beyond the foundation's live in modules by topic, which import the
 # helpers above: hence the import here, at the end, once they exist.
-from ember.testing import _op_db_elementwise, _op_db_reduce, _op_db_shape  # noqa: E402
-from ember.testing._op_db_linalg_random import records as _linalg_random_records  # noqa: E402
-
-OPS += _linalg_random_records()
-
-from ember.testing import _op_db_indexing  # noqa: E402
-
-OPS += _op_db_elementwise.records() + _op_db_reduce.records() + _op_db_shape.records()
-OPS += _op_db_indexing.records()
-
-from ember.testing import _op_db_sort  # noqa: E402
-
-OPS += _op_db_sort.records()
-
-from ember.testing import (  # noqa: E402
-    _op_db_nn_conv,
-    _op_db_nn_loss,
-    _op_db_nn_norm,
-    _op_db_nn_pool,
-    _op_db_nn_rnn,
+from ember.testing.op_db import (  # noqa: E402
+    elementwise,
+    indexing,
+    linalg_random,
+    nn_conv,
+    nn_loss,
+    nn_norm,
+    nn_pool,
+    nn_rnn,
+    reduce,
+    sort,
 )
+from ember.testing.op_db import shape as shape_ops  # noqa: E402  (`shape` is a loop name above)
 
+OPS += linalg_random.records()
+OPS += elementwise.records() + reduce.records() + shape_ops.records()
+OPS += indexing.records()
+OPS += sort.records()
 OPS += (
-    _op_db_nn_conv.records()
-    + _op_db_nn_pool.records()
-    + _op_db_nn_norm.records()
-    + _op_db_nn_loss.records()
-    + _op_db_nn_rnn.records()
+    nn_conv.records() + nn_pool.records() + nn_norm.records() + nn_loss.records() + nn_rnn.records()
 )
 OP_DB = {spec.name: spec for spec in OPS}

@@ -9,7 +9,8 @@ from conftest import rng_for
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db.nn_rnn import GATES, np_attention, np_cell, np_rnn, seq_arrays
+from ember.testing.op_db.nn_attention import np_attention
+from ember.testing.op_db.nn_rnn import GATES, np_cell, np_rnn, seq_arrays
 
 T64 = ember.float64
 

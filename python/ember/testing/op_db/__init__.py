@@ -10,6 +10,7 @@ A test fails when an op of the registry has no record here, or a record names no
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
@@ -32,6 +33,8 @@ ALL = [
 FLOATING = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
 INTEGRAL = [ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64]
 NUMERIC = INTEGRAL + FLOATING
+# The ops with no 16-bit kernels: the recurrent ops and attention.
+FLOAT32_64 = [ember.float32, ember.float64]
 
 NUMPY_DTYPE = {
     ember.bool: np.bool_,
@@ -72,6 +75,11 @@ class ErrorSample:
     exc: type
     match: str
     desc: str = ""
+
+
+def error(make, exc, match, desc=""):
+    """An ErrorSample described by its match when no desc is given."""
+    return ErrorSample(make, exc, match, desc or match)
 
 
 @dataclasses.dataclass
@@ -263,8 +271,104 @@ def broadcast_error(fn, name):
     ]
 
 
+def error_list(*samples):
+    """An OpSpec's `errors` for a fixed list of ErrorSamples."""
+    return lambda: list(samples)
+
+
+def dim_error_sample(fn, name):
+    """fn(x, dim) on a (2, 3) tensor with dim 5 must raise IndexError naming the op."""
+    return ErrorSample(lambda: fn(ember.ones(2, 3), 5), IndexError, name, "dim 5")
+
+
 def dim_error(fn, name):
-    return lambda: [ErrorSample(lambda: fn(ember.ones(2, 3), 5), IndexError, name, "dim 5")]
+    return error_list(dim_error_sample(fn, name))
+
+
+# ---- shared by several topics -----------------------------------------------------------------
+
+
+def np_axis(dim):
+    """A dim argument as NumPy's axis: a list of dims becomes a tuple."""
+    return tuple(dim) if isinstance(dim, (tuple, list)) else dim
+
+
+def index_tensor(*values):
+    return ember.tensor(list(values), dtype=ember.int64)
+
+
+def nan_mask(line):
+    return np.isnan(line) if line.dtype.kind == "f" else np.zeros(line.shape, dtype=bool)
+
+
+# (shape, dim): every dim of 1-d, 2-d and 3-d inputs, a 0-d input, zero-size lines and a long one.
+LINES = [
+    ((5,), -1),
+    ((3, 4), 0),
+    ((3, 4), 1),
+    ((2, 3, 4), 1),
+    ((), 0),
+    ((0, 3), 1),
+    ((3, 0), 1),
+    ((4, 300), 1),
+]
+
+
+def with_nan(dtype, rng, shape=(3, 5)):
+    x = make_array(shape, dtype, rng)
+    x[0, 1] = x[2, 3] = x[2, 0] = np.nan
+    return x
+
+
+def ntuple(v, nd):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * nd
+
+
+def as_batched(x, nd):
+    return (x, True) if x.ndim == nd + 2 else (x[None], False)
+
+
+def adaptive_windows(ins, outs):
+    for o in np.ndindex(*outs):
+        axes = [
+            range(o[i] * ins[i] // outs[i], -(-(o[i] + 1) * ins[i] // outs[i]))
+            for i in range(len(ins))
+        ]
+        grid = np.meshgrid(*axes, indexing="ij")
+        yield o, np.ravel_multi_index(grid, ins).reshape(-1)
+
+
+def adaptive_sizes(x, output_size, nd):
+    sizes = ntuple(output_size, nd)
+    return tuple(x.shape[-nd + i] if v is None else v for i, v in enumerate(sizes))
+
+
+def np_adaptive_avg(nd):
+    def ref(x, output_size):
+        xb, batched = as_batched(x, nd)
+        ins, outs = xb.shape[2:], adaptive_sizes(x, output_size, nd)
+        flat = xb.reshape(*xb.shape[:2], math.prod(xb.shape[2:]))
+        out = np.empty((*xb.shape[:2], *outs))
+        for o, pos in adaptive_windows(ins, outs):
+            out[(slice(None), slice(None), *o)] = flat[:, :, pos].mean(axis=2)
+        return out if batched else out[0]
+
+    return ref
+
+
+def input_cases(*cases):
+    """cases: (shape, args, kwargs[, grad]): one input array, then plain args."""
+
+    def make(dtype, rng):
+        out = []
+        for c in cases:
+            shape, args, kw = c[:3]
+            grad = c[3] if len(c) > 3 else True
+            x = make_array(shape, dtype, rng)
+            out.append(Sample((x, *args), dict(kw), f"{shape} {args} {kw}", grad))
+        return out
+
+    return make
 
 
 # ---- the table -------------------------------------------------------------------------------
@@ -470,7 +574,7 @@ def _bmm_samples(dtype, rng):
     ]
 
 
-def _reduce_samples(dtype, rng):
+def reduce_samples(dtype, rng):
     out = []
     for shape, kw in [
         ((5,), {}),
@@ -492,7 +596,7 @@ def _reduce_samples(dtype, rng):
     return out
 
 
-def _max_samples(dtype, rng):
+def max_samples(dtype, rng):
     out = []
     for shape, kw in [
         ((5,), {}),
@@ -1047,7 +1151,7 @@ OPS: list[OpSpec] = [
         lambda x, **kw: ember.sum(x, **kw),
         sum_ref,
         ALL,
-        _reduce_samples,
+        reduce_samples,
         gradgrad=True,
         errors=dim_error(lambda x, d: x.sum(d), "sum"),
     ),
@@ -1056,7 +1160,7 @@ OPS: list[OpSpec] = [
         lambda x, **kw: ember.mean(x, **kw),
         mean_ref,
         FLOATING,
-        _reduce_samples,
+        reduce_samples,
         gradgrad=True,
         errors=lambda: [
             ErrorSample(
@@ -1073,7 +1177,7 @@ OPS: list[OpSpec] = [
         lambda x, **kw: ember.max(x, **kw),
         max_ref,
         ALL,
-        _max_samples,
+        max_samples,
         errors=lambda: [
             ErrorSample(lambda: ember.ones(0).max(), RuntimeError, "max", "empty"),
             ErrorSample(lambda: ember.ones(2, 0).max(1), IndexError, "max", "empty dim"),
@@ -1176,22 +1280,28 @@ def _np_sum_to_size(x, shape):
 from ember.testing.op_db import (  # noqa: E402
     elementwise,
     indexing,
-    linalg_random,
+    linalg,
+    nn_attention,
     nn_conv,
+    nn_dropout,
+    nn_embedding,
     nn_loss,
     nn_norm,
     nn_pool,
+    nn_resample,
     nn_rnn,
+    random,
     reduce,
+    scan,
+    softmax,
     sort,
+    statistics,
 )
 from ember.testing.op_db import shape as shape_ops  # noqa: E402  (`shape` is a loop name above)
 
-OPS += linalg_random.records()
-OPS += elementwise.records() + reduce.records() + shape_ops.records()
-OPS += indexing.records()
-OPS += sort.records()
-OPS += (
-    nn_conv.records() + nn_pool.records() + nn_norm.records() + nn_loss.records() + nn_rnn.records()
-)
+for _topic in (
+    linalg, random, elementwise, reduce, statistics, softmax, shape_ops, indexing, sort, scan,
+    nn_conv, nn_pool, nn_resample, nn_norm, nn_dropout, nn_loss, nn_embedding, nn_rnn, nn_attention,
+):  # fmt: skip
+    OPS += _topic.records()
 OP_DB = {spec.name: spec for spec in OPS}

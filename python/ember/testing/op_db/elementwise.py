@@ -334,30 +334,6 @@ PARAM = [
 ]
 
 
-def _logical_reduce_samples(p_nonzero):
-    """The reduction samples with elements zero at random (nonzero with probability p_nonzero),
-    so that all() and any() see both answers."""
-
-    def make(dtype, rng):
-        out = []
-        for s in base._reduce_samples(dtype, rng):
-            x = s.args[0]
-            keep = rng.random(np.shape(x)) < p_nonzero
-            x = np.where(keep, x if dtype == ember.bool else np.where(x == 0, 1, x), 0)
-            out.append(Sample((x.astype(np.asarray(s.args[0]).dtype),), s.kwargs, s.desc, False))
-        return out
-
-    return make
-
-
-def _np_all_any(f):
-    def ref(x, dim=None, keepdim=False):
-        axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
-        return f(x, axis=axis, keepdims=keepdim)
-
-    return ref
-
-
 def _isclose_samples(dtype, rng):
     out = []
     for kw in ({}, {"rtol": 0.1, "atol": 0.5}, {"equal_nan": True}):
@@ -389,24 +365,6 @@ def _same_dtype_error(name):
 
 
 LOGICAL = [
-    OpSpec(
-        "all",
-        lambda x, **kw: ember.all(x, **kw),
-        _np_all_any(np.all),
-        ALL,
-        _logical_reduce_samples(0.97),
-        grad=False,
-        errors=base.dim_error(lambda x, d: x.all(d), "all"),
-    ),
-    OpSpec(
-        "any",
-        lambda x, **kw: ember.any(x, **kw),
-        _np_all_any(np.any),
-        ALL,
-        _logical_reduce_samples(0.03),
-        grad=False,
-        errors=base.dim_error(lambda x, d: x.any(d), "any"),
-    ),
     OpSpec(
         "isclose",
         lambda a, b, **kw: ember.isclose(a, b, **kw),

@@ -1,12 +1,12 @@
-"""Op-table records of the linear algebra composites (addmm, addbmm, baddbmm, addmv, dot, vdot,
-mv, outer, einsum, tensordot, kron)."""
+"""Op-table records of the linear algebra ops: the products mm, bmm and matmul, and the
+composites addmm, addbmm, baddbmm, addmv, dot, vdot, mv, outer, einsum, tensordot, kron."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import ember
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     NUMERIC,
@@ -336,5 +336,110 @@ LINALG = [
 ]
 
 
+def _matmul_samples(dtype, rng):
+    cases = [
+        ((4,), (4,)),
+        ((3, 4), (4,)),
+        ((4,), (4, 2)),
+        ((3, 4), (4, 2)),
+        ((2, 3, 4), (4, 2)),
+        ((2, 3, 4), (4,)),
+        ((4,), (2, 4, 3)),
+        ((2, 1, 3, 4), (5, 4, 2)),
+        ((0, 4), (4, 2)),
+        ((3, 0), (0, 2)),
+    ]
+    return [
+        Sample(
+            (make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)), desc=f"{a}@{b}"
+        )
+        for a, b in cases
+    ]
+
+
+def _mm_samples(dtype, rng):
+    return [
+        Sample(
+            (make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)), desc=f"{a}@{b}"
+        )
+        for a, b in [((3, 4), (4, 2)), ((1, 5), (5, 1)), ((0, 3), (3, 2)), ((3, 0), (0, 2))]
+    ]
+
+
+def _bmm_samples(dtype, rng):
+    return [
+        Sample(
+            (make_array(a, dtype, rng, -2, 2), make_array(b, dtype, rng, -2, 2)), desc=f"{a}@{b}"
+        )
+        for a, b in [((2, 3, 4), (2, 4, 5)), ((1, 2, 2), (1, 2, 2)), ((0, 3, 4), (0, 4, 2))]
+    ]
+
+
+PRODUCTS = [
+    OpSpec(
+        "mm",
+        ember.mm,
+        np.matmul,
+        NUMERIC,
+        _mm_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.mm(ember.ones(2, 3), ember.ones(4, 5)),
+                RuntimeError,
+                "(2x3 and 4x5)",
+                "inner mismatch",
+            ),
+            ErrorSample(
+                lambda: ember.mm(ember.ones(3), ember.ones(3, 2)), RuntimeError, "mm", "1-d"
+            ),
+        ],
+    ),
+    OpSpec(
+        "bmm",
+        ember.bmm,
+        np.matmul,
+        NUMERIC,
+        _bmm_samples,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.bmm(ember.ones(2, 2, 3), ember.ones(3, 3, 2)),
+                RuntimeError,
+                "bmm",
+                "batch mismatch",
+            )
+        ],
+    ),
+    OpSpec(
+        "matmul",
+        ember.matmul,
+        np.matmul,
+        NUMERIC,
+        _matmul_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.matmul(ember.ones(2, 3), ember.ones(4)),
+                RuntimeError,
+                "matmul",
+                "inner mismatch",
+            ),
+            ErrorSample(
+                lambda: ember.matmul(ember.ones(2, 3, dtype=ember.float64), ember.ones(3, 2)),
+                RuntimeError,
+                "same dtype",
+                "dtype mismatch",
+            ),
+            ErrorSample(
+                lambda: ember.matmul(ember.ones(()), ember.ones(3)),
+                RuntimeError,
+                "at least 1-D",
+                "0-d operand",
+            ),
+        ],
+    ),
+]
+
+
 def records():
-    return LINALG
+    return PRODUCTS + LINALG

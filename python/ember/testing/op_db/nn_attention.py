@@ -9,7 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing.op_db import FLOAT32_64, ErrorSample, Fixed, OpSpec, Sample, make_array
+from ember.testing.op_db.spec import (
+    FLOAT32_64,
+    ErrorSample,
+    Fixed,
+    OpSpec,
+    Sample,
+    make_array,
+)
 
 
 def np_attention(q, k, v, mask=None, is_causal=False, scale=None, enable_gqa=False):

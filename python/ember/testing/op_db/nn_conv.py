@@ -1,5 +1,5 @@
 """Op-table records of the neural-network ops: convolution (conv1d/2d/3d, conv_transpose1d/2d/3d)
-through oneDNN, linear and bilinear. Imported at the end of op_db.py.
+through oneDNN, linear and bilinear.
 
 The references are plain NumPy in float64: a convolution is a sum over kernel taps of strided
 slices of the padded input times one weight matrix; a transposed convolution scatters the same
@@ -14,7 +14,14 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db import FLOATING, NUMERIC, OpSpec, Sample, error, make_array
+from ember.testing.op_db.spec import (
+    FLOATING,
+    NUMERIC,
+    OpSpec,
+    Sample,
+    error,
+    make_array,
+)
 
 # ---- NumPy references --------------------------------------------------------------------------
 

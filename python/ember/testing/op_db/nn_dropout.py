@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing.op_db import FLOATING, ErrorSample, OpSpec, Sample, make_array, rounded, to_numpy
+from ember.testing.op_db.spec import (
+    FLOATING,
+    ErrorSample,
+    OpSpec,
+    Sample,
+    make_array,
+    rounded,
+    to_numpy,
+)
 
 # SELU's alpha times its scale: alpha dropout sets a dropped element to minus this, before its
 # affine correction.

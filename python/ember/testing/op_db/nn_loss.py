@@ -1,9 +1,9 @@
 """Op-table records of the neural-network ops: the losses (cross_entropy, nll, mse, ...).
 
-Class indices are Fixed int64 arrays (they keep their dtype and take no gradient).
-Weights (`weight`, `pos_weight`) go in kwargs as NumPy arrays: PyTorch refuses weights that require
-grad, and the gradient tests mark every floating tensor argument as requiring grad, so the op
-makes them tensors of the input's dtype itself. Their values are multiples of 0.25, exact in every
+Class indices are Fixed int64 arrays (they keep their dtype and take no gradient). Weights
+(`weight`, `pos_weight`) go in kwargs as NumPy arrays: PyTorch refuses weights that require grad,
+and the gradient tests mark every floating tensor argument as requiring grad, so the op makes
+them tensors of the input's dtype itself. Their values are multiples of 0.25, exact in every
 floating dtype, so the float64 reference sees what the op saw."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     FLOATING,
     Fixed,
     OpSpec,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.nn import functional as F
-from ember.testing.op_db import (
+import ember.nn.functional as F
+from ember.testing.op_db.spec import (
     FLOATING,
     ErrorSample,
     OpSpec,

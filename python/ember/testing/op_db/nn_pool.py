@@ -12,7 +12,7 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     NUMERIC,

@@ -1,15 +1,21 @@
 """Op-table records of the neural-network ops: recurrent cells and sequences (RNN, LSTM, GRU).
 
-The NumPy references here (np_cell, np_rnn) are float64 transcriptions of
-PyTorch's formulas; tests/python/test_nn_rnn.py uses them too. Shapes are tiny so that
-gradcheck (at most 200 input elements) and gradgradcheck (30) reach the samples."""
+The NumPy references here (np_cell, np_rnn) are float64 transcriptions of PyTorch's formulas;
+tests/python/test_nn_rnn.py uses them too. Shapes are tiny so that gradcheck (at most 200 input
+elements) and gradgradcheck (30) reach the samples."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import ember
-from ember.testing.op_db import FLOAT32_64, ErrorSample, OpSpec, Sample, make_array
+from ember.testing.op_db.spec import (
+    FLOAT32_64,
+    ErrorSample,
+    OpSpec,
+    Sample,
+    make_array,
+)
 
 GATES = {"rnn_tanh": 1, "rnn_relu": 1, "lstm": 4, "gru": 3}
 

@@ -1,7 +1,8 @@
-"""Op-table records of the samplers with tensor parameters and the in-place samplers
-(bernoulli, multinomial, normal, normal_, uniform_, exponential_, random_, bernoulli_).
+"""Op-table records of the random ops: the factories (rand, randn, randint, randperm and their
+*_like forms), the samplers with tensor parameters and the in-place samplers (bernoulli,
+multinomial, normal, normal_, uniform_, exponential_, random_, bernoulli_).
 
-The samplers' records have a `check` instead of a reference: dtype, shape, the support of the
+The records have a `check` instead of a reference: dtype, shape, the support of the
 distribution and the values forced by the parameters (p = 0 or 1, std = 0). Their moments are
 checked in tests/python/test_random.py."""
 
@@ -10,16 +11,19 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
+    NUMERIC,
     ErrorSample,
     Fixed,
     OpSpec,
     Sample,
     make_array,
     rounded,
+    size_samples,
     to_numpy,
+    unary_samples,
 )
 
 
@@ -385,5 +389,105 @@ RANDOM = [
 ]
 
 
+def _random_check(low, high, integral=False):
+    def check(out, sample, dtype):
+        assert out.dtype == dtype
+        v = to_numpy(out)
+        assert v.shape == tuple(out.shape)
+        if v.size:
+            assert v.min() >= low and v.max() < high, (v.min(), v.max())
+            if integral:
+                assert np.all(v == np.round(v))
+
+    return check
+
+
+def _randn_check(out, sample, dtype):
+    assert out.dtype == dtype
+    v = to_numpy(out)
+    assert np.all(np.isfinite(v))
+
+
+FACTORIES = [
+    OpSpec(
+        "rand",
+        lambda size, dtype: ember.rand(*size, dtype=dtype),
+        None,
+        FLOATING,
+        size_samples([(1000,), (0,), ()]),
+        grad=False,
+        check=_random_check(0, 1),
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.rand(3, dtype=ember.int64), RuntimeError, "rand", "integer dtype"
+            )
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "randn",
+        lambda size, dtype: ember.randn(*size, dtype=dtype),
+        None,
+        FLOATING,
+        size_samples([(1000,), (0,), ()]),
+        grad=False,
+        check=_randn_check,
+        creation=True,
+    ),
+    OpSpec(
+        "randint",
+        lambda size, dtype: ember.randint(0, 5, size, dtype=dtype),
+        None,
+        NUMERIC,
+        size_samples([(1000,), (0,)]),
+        grad=False,
+        check=_random_check(0, 5, True),
+        errors=lambda: [
+            ErrorSample(lambda: ember.randint(5, 5, (3,)), RuntimeError, "randint", "low >= high")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "randperm",
+        lambda size, dtype: ember.randperm(size[0], dtype=dtype),
+        None,
+        NUMERIC,
+        size_samples([(50,), (0,)]),
+        grad=False,
+        check=lambda out, s, d: np.testing.assert_array_equal(
+            np.sort(to_numpy(out)), np.arange(s.kwargs["size"][0])
+        ),
+        creation=True,
+    ),
+    OpSpec(
+        "rand_like",
+        lambda x: ember.rand_like(x),
+        None,
+        FLOATING,
+        unary_samples(),
+        grad=False,
+        check=_random_check(0, 1),
+    ),
+    OpSpec(
+        "randn_like",
+        lambda x: ember.randn_like(x),
+        None,
+        FLOATING,
+        unary_samples(),
+        grad=False,
+        check=_randn_check,
+    ),
+    OpSpec(
+        "randint_like",
+        lambda x: ember.randint_like(x, 0, 4),
+        None,
+        NUMERIC,
+        unary_samples(),
+        grad=False,
+        check=_random_check(0, 4, True),
+    ),
+]
+
+
 def records():
-    return RANDOM
+    return FACTORIES + RANDOM

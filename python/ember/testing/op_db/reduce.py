@@ -1,12 +1,12 @@
-"""Op-table records of the reductions beyond the foundation's sum, mean and max: min, amax /
-amin, argmax / argmin, prod, all, any."""
+"""Op-table records of the reductions: sum, mean, max, min, amax / amin, argmax / argmin, prod,
+all, any."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import ember
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     ErrorSample,
@@ -14,9 +14,9 @@ from ember.testing.op_db import (
     Sample,
     dim_error,
     make_array,
-    max_samples,
     np_axis,
     reduce_samples,
+    sum_ref,
 )
 
 
@@ -152,7 +152,84 @@ def _logical_reduce_samples(p_nonzero):
     return make
 
 
+def mean_ref(a, dim=None, keepdim=False, dtype=None):
+    axis = None if dim is None else (tuple(dim) if isinstance(dim, (tuple, list)) else dim)
+    with np.errstate(invalid="ignore"):
+        return np.mean(a, axis=axis, keepdims=keepdim)
+
+
+def max_ref(a, dim=None, keepdim=False):
+    if dim is None:
+        return np.max(a)
+    values = np.max(a, axis=dim, keepdims=keepdim)
+    indices = np.argmax(a, axis=dim)
+    if keepdim:
+        indices = np.expand_dims(indices, dim)
+    return values, indices
+
+
+def max_samples(dtype, rng):
+    out = []
+    for shape, kw in [
+        ((5,), {}),
+        ((3, 4), {}),
+        ((3, 4), {"dim": 0}),
+        ((3, 4), {"dim": 1}),
+        ((2, 3, 4), {"dim": -1, "keepdim": True}),
+        ((), {}),
+        ((), {"dim": 0}),
+        ((0, 3), {"dim": 1}),
+    ]:
+        # Distinct values so the max (and its gradient) is unique.
+        n = int(np.prod(shape)) if shape else 1
+        if dtype in FLOATING:
+            vals = rng.permutation(n).astype(np.float64) * 0.25 - 2
+        elif dtype == ember.bool:
+            vals = rng.random(n) < 0.5
+        else:
+            vals = rng.permutation(n) % (100 if dtype != ember.uint8 else 200)
+        out.append(Sample((vals.reshape(shape),), kw, desc=f"{shape} {kw}"))
+    return out
+
+
 RECORDS = [
+    OpSpec(
+        "sum",
+        lambda x, **kw: ember.sum(x, **kw),
+        sum_ref,
+        ALL,
+        reduce_samples,
+        gradgrad=True,
+        errors=dim_error(lambda x, d: x.sum(d), "sum"),
+    ),
+    OpSpec(
+        "mean",
+        lambda x, **kw: ember.mean(x, **kw),
+        mean_ref,
+        FLOATING,
+        reduce_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(3, dtype=ember.int64).mean(),
+                RuntimeError,
+                "mean",
+                "integer input",
+            ),
+            ErrorSample(lambda: ember.ones(2, 3).mean(2), IndexError, "mean", "dim 2"),
+        ],
+    ),
+    OpSpec(
+        "max",
+        lambda x, **kw: ember.max(x, **kw),
+        max_ref,
+        ALL,
+        max_samples,
+        errors=lambda: [
+            ErrorSample(lambda: ember.ones(0).max(), RuntimeError, "max", "empty"),
+            ErrorSample(lambda: ember.ones(2, 0).max(1), IndexError, "max", "empty dim"),
+        ],
+    ),
     OpSpec(
         "min",
         lambda x, **kw: ember.min(x, **kw),

@@ -1,6 +1,6 @@
 """Op-table records of the shape ops: cat / stack and friends, split / chunk / unbind, unflatten,
 movedim, repeat / tile / repeat_interleave, roll, flip, tril / triu, diagonals, broadcasting,
-meshgrid and nn.functional.pad. Imported at the end of op_db.py, whose helpers it uses."""
+meshgrid and nn.functional.pad."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db import ALL, Fixed, OpSpec, Sample, error, make_array
+from ember.testing.op_db.spec import (
+    ALL,
+    Fixed,
+    OpSpec,
+    Sample,
+    error,
+    make_array,
+)
 
 # ---- references --------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     FLOATING,
     ErrorSample,
     OpSpec,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     ErrorSample,

@@ -1,5 +1,5 @@
 """ember.nn.functional: recurrent cells and sequences (RNN, LSTM, GRU) and
-scaled_dot_product_attention. Re-exported by functional.py.
+scaled_dot_product_attention.
 
 The recurrent functions themselves are ember.lstm, ember.gru, ember.rnn_tanh, ember.rnn_relu and
 their *_cell forms, as in torch (bound from C++, ember/ops/nn_rnn.h)."""

@@ -1,5 +1,5 @@
 """ember.nn.functional: losses (cross_entropy, nll, mse, ...) and embeddings (embedding,
-embedding_bag). Re-exported by functional.py.
+embedding_bag).
 
 Thin wrappers with torch.nn.functional's signatures: they map the legacy size_average/reduce
 arguments to `reduction` (with PyTorch's deprecation warning), warn where PyTorch warns, and

@@ -1,4 +1,4 @@
-"""ember.nn.functional: PyTorch's functional interface over ember's C++ ops.
+"""ember.nn.functional: the activations, softmax / log_softmax and pad.
 
 Each function is a thin wrapper: the arithmetic, the gradient and the checks are in the C++ op
 (ember/ops/elementwise*.h); here are only PyTorch's signatures, including the `inplace` flags.
@@ -174,29 +174,3 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _C.log_softmax(input, _softmax_dim(input, dim), dtype=dtype)
-
-
-# The neural-network kernels, one module per topic.
-from ember.nn import (  # noqa: E402
-    _functional_conv,
-    _functional_layers,
-    _functional_loss,
-    _functional_norm,
-    _functional_pool,
-    _functional_rnn,
-)
-from ember.nn._functional_conv import *  # noqa: E402, F403
-from ember.nn._functional_layers import *  # noqa: E402, F403
-from ember.nn._functional_loss import *  # noqa: E402, F403
-from ember.nn._functional_norm import *  # noqa: E402, F403
-from ember.nn._functional_pool import *  # noqa: E402, F403
-from ember.nn._functional_rnn import *  # noqa: E402, F403
-
-__all__ += (
-    _functional_conv.__all__
-    + _functional_pool.__all__
-    + _functional_norm.__all__
-    + _functional_loss.__all__
-    + _functional_rnn.__all__
-    + _functional_layers.__all__
-)

@@ -1,5 +1,5 @@
 """ember.nn.functional: pooling (max, average, adaptive, unpool) and resampling (interpolate,
-pixel_shuffle, unfold/fold). Re-exported by functional.py.
+pixel_shuffle, unfold/fold).
 
 PyTorch's signatures over the C++ ops (ember/ops/nn_pool.h): the checks, the output sizes and
 the arithmetic are in C++; here are only the Python-side conveniences PyTorch has (None

@@ -1,5 +1,5 @@
 """ember.nn.functional: normalisation (batch, layer, group, instance, local response, normalize)
-and dropout. Re-exported by functional.py.
+and dropout.
 
 PyTorch's signatures and its Python-side argument checks (the ValueErrors torch.nn.functional
 raises before calling its C++ op); the numerics, gradients and the other checks are in the C++

@@ -3,7 +3,7 @@ rrelu, glu, softshrink, hardshrink, softmin, lp_pool1d/2d/3d, max_unpool1d/3d,
 adaptive_max_pool3d, channel_shuffle, one_hot,
 pairwise_distance,
 cosine_similarity, multilabel_margin_loss, multilabel_soft_margin_loss,
-triplet_margin_with_distance_loss, ctc_loss). Re-exported by functional.py.
+triplet_margin_with_distance_loss, ctc_loss).
 
 Each is PyTorch's formula written with C++ tensor ops (where, clamp, vector_norm, gather, ...),
 so autograd comes from those ops; no Python loops over elements."""
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ember
 from ember import _C
-from ember.nn._functional_loss import _legacy_reduction
+from ember.nn.functional.loss import _legacy_reduction
 
 __all__: list[str] = [
     "adaptive_max_pool3d",

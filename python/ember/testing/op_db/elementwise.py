@@ -836,8 +836,8 @@ INPLACE = [
 
 
 # The dtypes of every registered op, by name (the registry gives (name, kind, dtypes,
-# differentiable) tuples). The derived in-place records take their dtypes from here and their
-# existence, for the ops with parameters, too: neither is restated by hand.
+# differentiable) tuples). A derived in-place record takes its dtypes from here, and an op with
+# parameters has one only where the registry has its in-place form: neither is restated by hand.
 REGISTRY_DTYPES = {name: dtypes for name, _, dtypes, _ in ember._C._op_registry()}
 
 

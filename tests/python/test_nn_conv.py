@@ -11,7 +11,7 @@ import ember
 import ember.nn.functional as F
 from ember.testing.op_db import OP_DB
 
-# The float64 NumPy references of the op table (_op_db_nn_conv.py).
+# The float64 NumPy references of the op table (op_db/nn_conv.py).
 np_conv = OP_DB["conv2d"].ref
 np_conv_transpose = OP_DB["conv_transpose2d"].ref
 

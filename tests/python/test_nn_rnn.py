@@ -9,8 +9,8 @@ from conftest import rng_for
 
 import ember
 import ember.nn.functional as F
-from ember.testing import op_db  # noqa: F401  (first: it imports the topic modules)
-from ember.testing._op_db_nn_rnn import GATES, np_attention, np_cell, np_rnn, seq_arrays
+from ember.testing.op_db.nn_attention import np_attention
+from ember.testing.op_db.nn_rnn import GATES, np_cell, np_rnn, seq_arrays
 
 T64 = ember.float64
 

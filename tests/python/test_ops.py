@@ -1,5 +1,9 @@
 """Generic tests over the op table (ember.testing.op_db): every op, every dtype it declares."""
 
+import ast
+import collections
+import pathlib
+import pkgutil
 import warnings
 
 import numpy as np
@@ -7,6 +11,7 @@ import pytest
 from conftest import rng_for
 
 import ember
+from ember.testing import op_db
 from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
 
 # |actual - expected| <= atol + rtol * |expected|, per output dtype.
@@ -84,8 +89,10 @@ def test_forward_matches_numpy(spec, dtype):
 
 @pytest.mark.parametrize("spec,dtype", declared())
 def test_noncontiguous_inputs_agree(spec, dtype):
-    if spec.check is not None or not spec.noncontiguous:
-        return  # random or uninitialised outputs; or an op that needs contiguous input
+    if spec.check is not None:
+        pytest.skip("random or uninitialised outputs: the record has a check, not a reference")
+    if not spec.noncontiguous:
+        pytest.skip("the op takes contiguous input only (OpSpec.noncontiguous=False)")
     rng = rng_for(spec.name + "nc" + str(dtype))
     for sample in spec.samples(dtype, rng):
         if not any(isinstance(a, np.ndarray) and a.size > 1 for a in sample.args):
@@ -186,3 +193,41 @@ def test_declared_dtypes_match_registry(spec):
 
 def test_floating_list_is_complete():
     assert {d for d in ALL if d.is_floating_point} == set(FLOATING)
+
+
+def test_every_record_comes_from_one_topic_module():
+    """OPS is the records of the topic modules (TOPICS), which are the package's modules but
+    spec.py, and no record name appears twice (OP_DB, a dict, would hide the second)."""
+    package = {m.name for m in pkgutil.iter_modules(op_db.__path__)} - {"spec"}
+    topics = [topic.__name__.rsplit(".", 1)[1] for topic in op_db.TOPICS]
+    assert sorted(topics) == sorted(package)
+    names = [spec.name for topic in op_db.TOPICS for spec in topic.records()]
+    assert [spec.name for spec in OPS] == names
+    twice = sorted(name for name, n in collections.Counter(names).items() if n > 1)
+    assert not twice, f"records named twice: {twice}"
+    assert len(OP_DB) == len(OPS)
+
+
+def _imported(path):
+    """The modules (and module.name for `from module import name`) a file imports."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            # A relative import is relative to ember.testing.op_db (or above it).
+            package = ["ember", "testing", "op_db"][: 4 - node.level] if node.level else []
+            module = ".".join(package + ([node.module] if node.module else []))
+            yield module
+            yield from (f"{module}.{alias.name}" for alias in node.names)
+
+
+def test_topic_modules_import_only_spec():
+    """A topic module imports spec.py and no other module of the package (nor the package itself,
+    which imports the topics), and spec.py imports none: so there is no import loop."""
+    for path in sorted(pathlib.Path(op_db.__file__).parent.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for name in _imported(path):
+            if name.startswith("ember.testing"):
+                ok = path.name != "spec.py" and name.startswith("ember.testing.op_db.spec")
+                assert ok, f"{path.name} imports {name}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 from ember.nn import functional as F
-from ember.nn._functional_loss import _legacy_reduction
+from ember.nn.functional.loss import _legacy_reduction
 from ember.nn.modules.distance import PairwiseDistance
 from ember.nn.modules.module import Module
 

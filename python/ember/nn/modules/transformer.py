@@ -3,7 +3,7 @@ activation.py), TransformerEncoderLayer, TransformerDecoderLayer, TransformerEnc
 TransformerDecoder, Transformer.
 
 Parameter names, registration order (so state_dict keys), defaults and initialisation are
-PyTorch's. The attention is F.multi_head_attention_forward (ember/nn/_functional_rnn.py), whose
+PyTorch's. The attention is F.multi_head_attention_forward (ember/nn/functional/attention.py), whose
 core is the scaled_dot_product_attention C++ kernel; PyTorch's "fast path" (a fused inference
 kernel chosen at run time) is not copied: it computes the same function.
 """
@@ -15,7 +15,7 @@ import copy
 import ember
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn._functional_rnn import _canonical_mask
+from ember.nn.functional.attention import _canonical_mask
 from ember.nn.modules.container import ModuleList
 from ember.nn.modules.dropout import Dropout
 from ember.nn.modules.linear import Linear

@@ -1,19 +1,24 @@
-"""ember.nn.functional: PyTorch's functional interface over ember's C++ ops.
+"""ember.nn.functional: the activations, softmax, log_softmax and softmin.
 
-Each function is a thin wrapper: the arithmetic, the gradient and the checks are in the C++ op
+Most are thin wrappers: the arithmetic, the gradient and the checks are in the C++ op
 (ember/ops/elementwise*.h); here are only PyTorch's signatures, including the `inplace` flags.
+prelu, rrelu, glu, softshrink, hardshrink and softmin have no C++ op of their own: each is
+PyTorch's formula written with C++ tensor ops (where, clamp, ...), so autograd comes from those.
 """
 
 from __future__ import annotations
 
+import ember
 from ember import _C
 
-__all__ = [
+__all__: list[str] = [
     "celu",
     "celu_",
     "elu",
     "elu_",
     "gelu",
+    "glu",
+    "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
@@ -23,16 +28,20 @@ __all__ = [
     "log_softmax",
     "logsigmoid",
     "mish",
-    "pad",
+    "prelu",
     "relu",
     "relu6",
     "relu_",
+    "rrelu",
+    "rrelu_",
     "selu",
     "selu_",
     "sigmoid",
     "silu",
     "softmax",
+    "softmin",
     "softplus",
+    "softshrink",
     "softsign",
     "tanh",
     "tanhshrink",
@@ -154,13 +163,6 @@ def tanhshrink(input):
     return input - _C.tanh(input)
 
 
-def pad(input, pad, mode: str = "constant", value=None):
-    """Pads `input`: `pad` lists (before, after) pairs from the last dim backwards, so
-    pad(x, (1, 2)) adds 1 element before and 2 after the last dim. Negative pads crop. mode is
-    "constant" (with `value`, default 0), "reflect", "replicate" or "circular"."""
-    return _C._pad(input, tuple(pad), mode, value)
-
-
 def _softmax_dim(input, dim):
     # PyTorch's rule for the deprecated implicit dim: 0 for 0-, 1- and 3-d input, else 1.
     if dim is not None:
@@ -176,27 +178,68 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _C.log_softmax(input, _softmax_dim(input, dim), dtype=dtype)
 
 
-# The neural-network kernels, one module per topic.
-from ember.nn import (  # noqa: E402
-    _functional_conv,
-    _functional_layers,
-    _functional_loss,
-    _functional_norm,
-    _functional_pool,
-    _functional_rnn,
-)
-from ember.nn._functional_conv import *  # noqa: E402, F403
-from ember.nn._functional_layers import *  # noqa: E402, F403
-from ember.nn._functional_loss import *  # noqa: E402, F403
-from ember.nn._functional_norm import *  # noqa: E402, F403
-from ember.nn._functional_pool import *  # noqa: E402, F403
-from ember.nn._functional_rnn import *  # noqa: E402, F403
+# ---- activations composed of other ops ---------------------------------------------------------
 
-__all__ += (
-    _functional_conv.__all__
-    + _functional_pool.__all__
-    + _functional_norm.__all__
-    + _functional_loss.__all__
-    + _functional_rnn.__all__
-    + _functional_layers.__all__
-)
+
+def prelu(input, weight):
+    """x if x > 0 else weight * x; a weight of n > 1 elements applies per channel (dim 1, or
+    dim 0 of a 1-d input)."""
+    if weight.numel() != 1:
+        channels = input.size(1) if input.dim() >= 2 else input.size(0)
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = {channels}."
+            )
+        if input.dim() >= 2:
+            weight = weight.reshape([channels] + [1] * (input.dim() - 2))
+    return _C.where(input > 0, input, weight * input)
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with slopes drawn from U(lower, upper) per element when training, and the
+    mean slope (lower + upper) / 2 otherwise."""
+    if not training:
+        slope = (lower + upper) / 2
+        return input.leaky_relu_(slope) if inplace else _C.leaky_relu(input, slope)
+    with ember.no_grad():
+        slope = ember.empty_like(input).uniform_(lower, upper)
+    out = _C.where(input >= 0, input, input * slope)
+    if inplace:
+        with ember.no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def glu(input, dim: int = -1):
+    """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = dim % input.dim()
+    size = input.size(dim)
+    if size % 2 != 0:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    a, b = input.chunk(2, dim)
+    return a * _C.sigmoid(b)
+
+
+def softshrink(input, lambd: float = 0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between: exactly x - clamp(x, -l, l)."""
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be non-negative, but found {lambd}")
+    return input - _C.clamp(input, -lambd, lambd)
+
+
+def hardshrink(input, lambd: float = 0.5):
+    """x where |x| > lambd, else 0."""
+    return _C.where(input.abs() > lambd, input, _C.zeros_like(input))
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim (PyTorch's implicit dim when None)."""
+    return softmax(-input, dim, dtype=dtype)

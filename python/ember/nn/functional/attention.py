@@ -1,12 +1,23 @@
-"""ember.nn.functional: recurrent cells and sequences (RNN, LSTM, GRU) and
-scaled_dot_product_attention. Re-exported by functional.py.
+"""ember.nn.functional: attention (scaled_dot_product_attention, multi_head_attention_forward).
 
-The recurrent functions themselves are ember.lstm, ember.gru, ember.rnn_tanh, ember.rnn_relu and
-their *_cell forms, as in torch (bound from C++, ember/ops/nn_rnn.h)."""
+scaled_dot_product_attention is the C++ kernel with PyTorch's signature;
+multi_head_attention_forward is PyTorch's function written with it and the other parts' linear,
+pad, softmax and dropout. (The recurrent functions have no functional form here: they are
+ember.lstm, ember.gru, ember.rnn_tanh, ember.rnn_relu and their *_cell forms, as in torch, bound
+from C++, ember/ops/nn_rnn.h.)"""
 
 from __future__ import annotations
 
+import math
+
+import ember
 from ember import _C
+
+# Public functions of other parts (each imports ember only: no loop).
+from ember.nn.functional.activation import softmax
+from ember.nn.functional.conv import linear
+from ember.nn.functional.dropouts import dropout
+from ember.nn.functional.shape import pad
 
 __all__: list[str] = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
@@ -34,8 +45,6 @@ def _canonical_mask(mask, mask_name, target_type):
     float mask (-inf where True); a floating mask is kept."""
     if mask is None:
         return None
-    import ember
-
     if mask.dtype == ember.bool:
         zeros = ember.zeros(list(mask.shape), dtype=target_type, device=mask.device)
         return zeros.masked_fill(mask, float("-inf"))
@@ -127,11 +136,6 @@ def multi_head_attention_forward(
     (added). Returns (output [L, N, E], weights [N, L, S] averaged over heads, or per head
     [N, heads, L, S], or None when need_weights is False). Without weights the attention is
     scaled_dot_product_attention's kernel; with them it is materialised, as PyTorch does."""
-    import math
-
-    import ember
-    from ember.nn import functional as F
-
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k / static_v")
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
@@ -183,9 +187,9 @@ def multi_head_attention_forward(
     b_q = b_k = b_v = None
     if in_proj_bias is not None:
         b_q, b_k, b_v = in_proj_bias.chunk(3, 0)
-    q = F.linear(query, w_q, b_q)
-    k = F.linear(key, w_k, b_k)
-    v = F.linear(value, w_v, b_v)
+    q = linear(query, w_q, b_q)
+    k = linear(key, w_k, b_k)
+    v = linear(value, w_v, b_v)
 
     if attn_mask is not None:
         if attn_mask.dim() == 2:
@@ -208,9 +212,9 @@ def multi_head_attention_forward(
         k = ember.cat([k, bias_k.repeat(1, bsz, 1)], 0)
         v = ember.cat([v, bias_v.repeat(1, bsz, 1)], 0)
         if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
     elif bias_k is not None or bias_v is not None:
         raise AssertionError("bias_k and bias_v must both be given or both be None")
 
@@ -224,9 +228,9 @@ def multi_head_attention_forward(
         k = ember.cat([k, zeros], 1)
         v = ember.cat([v, zeros], 1)
         if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
     src_len = k.size(1)
 
     if key_padding_mask is not None:
@@ -249,12 +253,12 @@ def multi_head_attention_forward(
         scores = ember.bmm(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
         if attn_mask is not None:
             scores = scores + attn_mask
-        weights = F.softmax(scores, dim=-1)
+        weights = softmax(scores, dim=-1)
         if dropout_p > 0.0:
-            weights = F.dropout(weights, p=dropout_p)
+            weights = dropout(weights, p=dropout_p)
         out = ember.bmm(weights, v)
         out = out.transpose(0, 1).reshape([tgt_len * bsz, embed_dim])
-        out = F.linear(out, out_proj_weight, out_proj_bias).reshape([tgt_len, bsz, -1])
+        out = linear(out, out_proj_weight, out_proj_bias).reshape([tgt_len, bsz, -1])
         weights = weights.reshape([bsz, num_heads, tgt_len, src_len])
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -273,7 +277,7 @@ def multi_head_attention_forward(
     v = v.reshape([bsz, num_heads, src_len, head_dim])
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape([bsz * tgt_len, embed_dim])
-    out = F.linear(out, out_proj_weight, out_proj_bias).reshape([tgt_len, bsz, -1])
+    out = linear(out, out_proj_weight, out_proj_bias).reshape([tgt_len, bsz, -1])
     if not is_batched:
         out = out.squeeze(1)
     return out, None

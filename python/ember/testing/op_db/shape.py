@@ -1,6 +1,6 @@
 """Op-table records of the shape ops: cat / stack and friends, split / chunk / unbind, unflatten,
 movedim, repeat / tile / repeat_interleave, roll, flip, tril / triu, diagonals, broadcasting,
-meshgrid and nn.functional.pad. Imported at the end of op_db.py, whose helpers it uses."""
+meshgrid and nn.functional.pad."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db import ALL, ErrorSample, Fixed, OpSpec, Sample, make_array
+from ember.testing.op_db.spec import (
+    ALL,
+    Fixed,
+    OpSpec,
+    Sample,
+    error,
+    make_array,
+)
 
 # ---- references --------------------------------------------------------------------------------
 
@@ -143,42 +150,38 @@ def _repeat_interleave_samples(dtype, rng):
 # ---- errors ------------------------------------------------------------------------------------
 
 
-def _err(make, exc, match, desc=""):
-    return ErrorSample(make, exc, match, desc or match)
-
-
 def _cat_errors():
     return [
-        _err(lambda: ember.cat([]), RuntimeError, "[cat] expected a non-empty list"),
-        _err(lambda: ember.cat([ember.ones(2), ember.tensor(1.0)]), RuntimeError, "zero-dim"),
-        _err(
+        error(lambda: ember.cat([]), RuntimeError, "[cat] expected a non-empty list"),
+        error(lambda: ember.cat([ember.ones(2), ember.tensor(1.0)]), RuntimeError, "zero-dim"),
+        error(
             lambda: ember.cat([ember.ones(2, 3), ember.ones(2, 4)]),
             RuntimeError,
             "Sizes of tensors must match except in dimension 0",
         ),
-        _err(
+        error(
             lambda: ember.cat([ember.ones(2, 3), ember.ones(3)]),
             RuntimeError,
             "same number of dimensions",
         ),
-        _err(lambda: ember.cat([ember.ones(2, 3)], 2), IndexError, "cat"),
-        _err(lambda: ember.cat(ember.ones(2, 3)), TypeError, "tuple of Tensors"),
-        _err(lambda: ember.cat([ember.ones(2), 1]), TypeError, "tuple of Tensors"),
+        error(lambda: ember.cat([ember.ones(2, 3)], 2), IndexError, "cat"),
+        error(lambda: ember.cat(ember.ones(2, 3)), TypeError, "tuple of Tensors"),
+        error(lambda: ember.cat([ember.ones(2), 1]), TypeError, "tuple of Tensors"),
     ]
 
 
 def _pad_errors():
     x = ember.ones(1, 2, 3)
     return [
-        _err(lambda: F.pad(x, (1,)), RuntimeError, "divisible by 2"),
-        _err(lambda: F.pad(ember.ones(3), (1, 1, 1, 1)), RuntimeError, "two times the input"),
-        _err(lambda: F.pad(x, (3, 0), mode="reflect"), RuntimeError, "should be less than"),
-        _err(lambda: F.pad(x, (4, 0), mode="circular"), RuntimeError, "more than once"),
-        _err(lambda: F.pad(ember.ones(3), (1, 1), mode="reflect"), NotImplementedError, "5D"),
-        _err(lambda: F.pad(x, (1, 1), mode="wrap"), NotImplementedError, "Unrecognised"),
-        _err(lambda: F.pad(x, (1, 1), mode="reflect", value=2.0), RuntimeError, "value"),
-        _err(lambda: F.pad(x, (-2, -2)), RuntimeError, "negative output size"),
-        _err(lambda: F.pad(ember.ones(1, 0), (1, 1), mode="replicate"), RuntimeError, "empty"),
+        error(lambda: F.pad(x, (1,)), RuntimeError, "divisible by 2"),
+        error(lambda: F.pad(ember.ones(3), (1, 1, 1, 1)), RuntimeError, "two times the input"),
+        error(lambda: F.pad(x, (3, 0), mode="reflect"), RuntimeError, "should be less than"),
+        error(lambda: F.pad(x, (4, 0), mode="circular"), RuntimeError, "more than once"),
+        error(lambda: F.pad(ember.ones(3), (1, 1), mode="reflect"), NotImplementedError, "5D"),
+        error(lambda: F.pad(x, (1, 1), mode="wrap"), NotImplementedError, "Unrecognised"),
+        error(lambda: F.pad(x, (1, 1), mode="reflect", value=2.0), RuntimeError, "value"),
+        error(lambda: F.pad(x, (-2, -2)), RuntimeError, "negative output size"),
+        error(lambda: F.pad(ember.ones(1, 0), (1, 1), mode="replicate"), RuntimeError, "empty"),
     ]
 
 
@@ -222,9 +225,9 @@ RECORDS = [
             (((0, 3), (0, 3)), (), {"dim": 2}),
         ),
         lambda: [
-            _err(lambda: ember.stack([ember.ones(2), ember.ones(3)]), RuntimeError, "equal size"),
-            _err(lambda: ember.stack([]), RuntimeError, "non-empty"),
-            _err(lambda: ember.stack([ember.ones(2)], 2), IndexError, "stack"),
+            error(lambda: ember.stack([ember.ones(2), ember.ones(3)]), RuntimeError, "equal size"),
+            error(lambda: ember.stack([]), RuntimeError, "non-empty"),
+            error(lambda: ember.stack([ember.ones(2)], 2), IndexError, "stack"),
         ],
     ),
     _spec(
@@ -238,7 +241,7 @@ RECORDS = [
             (((2, 0), (2, 3)), (), {}),
         ),
         lambda: [
-            _err(lambda: ember.hstack([ember.ones(2, 3), ember.ones(3, 3)]), RuntimeError, "cat")
+            error(lambda: ember.hstack([ember.ones(2, 3), ember.ones(3, 3)]), RuntimeError, "cat")
         ],
     ),
     _spec(
@@ -251,7 +254,7 @@ RECORDS = [
             (((), (1,)), (), {}),
             (((0, 3), (2, 3)), (), {}),
         ),
-        lambda: [_err(lambda: ember.vstack([ember.ones(2), ember.ones(3)]), RuntimeError, "cat")],
+        lambda: [error(lambda: ember.vstack([ember.ones(2), ember.ones(3)]), RuntimeError, "cat")],
     ),
     _spec(
         "dstack",
@@ -279,10 +282,10 @@ RECORDS = [
             (((0, 3),), (2,), {}, False),
         ),
         lambda: [
-            _err(lambda: ember.split(ember.ones(5), [2, 2]), RuntimeError, "sum exactly to 5"),
-            _err(lambda: ember.split(ember.tensor(1.0), 1), RuntimeError, "1-dimensional"),
-            _err(lambda: ember.ones(3).split(1, 2), IndexError, "split"),
-            _err(lambda: ember.ones(3).split(0), RuntimeError, "split_size can only be 0"),
+            error(lambda: ember.split(ember.ones(5), [2, 2]), RuntimeError, "sum exactly to 5"),
+            error(lambda: ember.split(ember.tensor(1.0), 1), RuntimeError, "1-dimensional"),
+            error(lambda: ember.ones(3).split(1, 2), IndexError, "split"),
+            error(lambda: ember.ones(3).split(0), RuntimeError, "split_size can only be 0"),
         ],
     ),
     _spec(
@@ -298,8 +301,8 @@ RECORDS = [
             (((0, 3),), (3,), {}, False),
         ),
         lambda: [
-            _err(lambda: ember.ones(3).chunk(0), RuntimeError, "greater than 0"),
-            _err(lambda: ember.tensor(1.0).chunk(2), RuntimeError, "1-dimensional"),
+            error(lambda: ember.ones(3).chunk(0), RuntimeError, "greater than 0"),
+            error(lambda: ember.tensor(1.0).chunk(2), RuntimeError, "1-dimensional"),
         ],
     ),
     _spec(
@@ -314,8 +317,8 @@ RECORDS = [
             (((0, 3),), (), {}, False),
         ),
         lambda: [
-            _err(lambda: ember.tensor(1.0).unbind(), IndexError, "no dimensions"),
-            _err(lambda: ember.ones(2).unbind(1), IndexError, "unbind"),
+            error(lambda: ember.tensor(1.0).unbind(), IndexError, "no dimensions"),
+            error(lambda: ember.ones(2).unbind(1), IndexError, "unbind"),
         ],
     ),
     _spec(
@@ -329,9 +332,9 @@ RECORDS = [
             (((4, 0),), (1, (0, 5)), {}),
         ),
         lambda: [
-            _err(lambda: ember.ones(2, 5).unflatten(1, (2, 2)), RuntimeError, "don't multiply up"),
-            _err(lambda: ember.tensor(1.0).unflatten(0, (1,)), IndexError, "no dimensions"),
-            _err(lambda: ember.ones(4).unflatten(0, ()), RuntimeError, "non-empty"),
+            error(lambda: ember.ones(2, 5).unflatten(1, (2, 2)), RuntimeError, "don't multiply up"),
+            error(lambda: ember.tensor(1.0).unflatten(0, (1,)), IndexError, "no dimensions"),
+            error(lambda: ember.ones(4).unflatten(0, ()), RuntimeError, "non-empty"),
         ],
     ),
     _spec(
@@ -346,9 +349,9 @@ RECORDS = [
             (((0, 3, 2),), (0, -1), {}),
         ),
         lambda: [
-            _err(lambda: ember.ones(2, 3).movedim((0, 1), 0), RuntimeError, "same number of dims"),
-            _err(lambda: ember.ones(2, 3).movedim((0, 0), (0, 1)), RuntimeError, "repeated dim"),
-            _err(lambda: ember.ones(2, 3).movedim(2, 0), IndexError, "movedim"),
+            error(lambda: ember.ones(2, 3).movedim((0, 1), 0), RuntimeError, "same number of dims"),
+            error(lambda: ember.ones(2, 3).movedim((0, 0), (0, 1)), RuntimeError, "repeated dim"),
+            error(lambda: ember.ones(2, 3).movedim(2, 0), IndexError, "movedim"),
         ],
     ),
     _spec(
@@ -364,8 +367,8 @@ RECORDS = [
             (((3,),), (0, 2), {}),
         ),
         lambda: [
-            _err(lambda: ember.ones(2, 3).repeat(2), RuntimeError, "Number of dimensions"),
-            _err(lambda: ember.ones(3).repeat(-1), RuntimeError, "negative"),
+            error(lambda: ember.ones(2, 3).repeat(2), RuntimeError, "Number of dimensions"),
+            error(lambda: ember.ones(3).repeat(-1), RuntimeError, "negative"),
         ],
     ),
     _spec(
@@ -379,7 +382,7 @@ RECORDS = [
             (((2, 3),), ((),), {}),
             (((0, 2),), ((2, 3),), {}),
         ),
-        lambda: [_err(lambda: ember.tile(ember.ones(3), (-1,)), RuntimeError, "negative")],
+        lambda: [error(lambda: ember.tile(ember.ones(3), (-1,)), RuntimeError, "negative")],
     ),
     _spec(
         "repeat_interleave",
@@ -387,18 +390,18 @@ RECORDS = [
         np_repeat_interleave,
         _repeat_interleave_samples,
         lambda: [
-            _err(lambda: ember.ones(3).repeat_interleave(-1), RuntimeError, "negative"),
-            _err(
+            error(lambda: ember.ones(3).repeat_interleave(-1), RuntimeError, "negative"),
+            error(
                 lambda: ember.ones(3).repeat_interleave(ember.ones(3), dim=0),
                 RuntimeError,
                 "Long or Int",
             ),
-            _err(
+            error(
                 lambda: ember.ones(3).repeat_interleave(ember.tensor([1, 2]), dim=0),
                 RuntimeError,
                 "same size as input",
             ),
-            _err(
+            error(
                 lambda: ember.ones(3).repeat_interleave(ember.tensor([1, -1, 2]), dim=0),
                 RuntimeError,
                 "negative",
@@ -421,9 +424,9 @@ RECORDS = [
             (((4,),), (4,), {"dims": 0}),
         ),
         lambda: [
-            _err(lambda: ember.ones(2, 3).roll((1, 2), 0), RuntimeError, "must align"),
-            _err(lambda: ember.ones(2, 3).roll((1, 2)), RuntimeError, "must align"),
-            _err(lambda: ember.ones(2, 3).roll(1, 2), IndexError, "roll"),
+            error(lambda: ember.ones(2, 3).roll((1, 2), 0), RuntimeError, "must align"),
+            error(lambda: ember.ones(2, 3).roll((1, 2)), RuntimeError, "must align"),
+            error(lambda: ember.ones(2, 3).roll(1, 2), IndexError, "roll"),
         ],
     ),
     _spec(
@@ -441,8 +444,8 @@ RECORDS = [
             (((64, 300),), ((1,),), {}),
         ),
         lambda: [
-            _err(lambda: ember.ones(2, 3).flip(0, 0), RuntimeError, "multiple times"),
-            _err(lambda: ember.ones(2, 3).flip(2), IndexError, "flip"),
+            error(lambda: ember.ones(2, 3).flip(0, 0), RuntimeError, "multiple times"),
+            error(lambda: ember.ones(2, 3).flip(2), IndexError, "flip"),
         ],
     ),
     _spec(
@@ -450,14 +453,14 @@ RECORDS = [
         ember.fliplr,
         np.fliplr,
         _cases((((3, 4),), (), {}), (((2, 3, 2),), (), {}), (((0, 2),), (), {})),
-        lambda: [_err(lambda: ember.fliplr(ember.ones(3)), RuntimeError, ">= 2-d")],
+        lambda: [error(lambda: ember.fliplr(ember.ones(3)), RuntimeError, ">= 2-d")],
     ),
     _spec(
         "flipud",
         ember.flipud,
         np.flipud,
         _cases((((5,),), (), {}), (((3, 4),), (), {}), (((0, 2),), (), {})),
-        lambda: [_err(lambda: ember.flipud(ember.tensor(1.0)), RuntimeError, ">= 1-d")],
+        lambda: [error(lambda: ember.flipud(ember.tensor(1.0)), RuntimeError, ">= 1-d")],
     ),
 ]
 
@@ -480,7 +483,7 @@ for _name, _np in (("tril", np.tril), ("triu", np.triu)):
             _cases(*_TRI_CASES),
             (
                 lambda n=_name: [
-                    _err(lambda: getattr(ember, n)(ember.ones(3)), RuntimeError, "at least 2 dim")
+                    error(lambda: getattr(ember, n)(ember.ones(3)), RuntimeError, "at least 2 dim")
                 ]
             ),
         )
@@ -501,8 +504,8 @@ RECORDS += [
             (((0, 3),), (), {}),
         ),
         lambda: [
-            _err(lambda: ember.ones(2, 3).diagonal(0, 1, 1), RuntimeError, "cannot be identical"),
-            _err(lambda: ember.ones(3).diagonal(), IndexError, "diagonal"),
+            error(lambda: ember.ones(2, 3).diagonal(0, 1, 1), RuntimeError, "cannot be identical"),
+            error(lambda: ember.ones(3).diagonal(), IndexError, "diagonal"),
         ],
     ),
     _spec(
@@ -519,8 +522,10 @@ RECORDS += [
             (((2, 0),), (), {}),
         ),
         lambda: [
-            _err(lambda: ember.ones(2, 3).diag_embed(0, 1, 1), RuntimeError, "cannot be identical"),
-            _err(lambda: ember.tensor(1.0).diag_embed(), IndexError, "diag_embed"),
+            error(
+                lambda: ember.ones(2, 3).diag_embed(0, 1, 1), RuntimeError, "cannot be identical"
+            ),
+            error(lambda: ember.tensor(1.0).diag_embed(), IndexError, "diag_embed"),
         ],
     ),
     _spec(
@@ -538,8 +543,8 @@ RECORDS += [
             (((0,),), (), {}),
         ),
         lambda: [
-            _err(lambda: ember.diag(ember.ones(2, 2, 2)), RuntimeError, "1D or 2D"),
-            _err(lambda: ember.diag(ember.tensor(1.0)), RuntimeError, "1D or 2D"),
+            error(lambda: ember.diag(ember.ones(2, 2, 2)), RuntimeError, "1D or 2D"),
+            error(lambda: ember.diag(ember.tensor(1.0)), RuntimeError, "1D or 2D"),
         ],
     ),
     _spec(
@@ -554,8 +559,8 @@ RECORDS += [
             (((2, 3),), ((-1, 3),), {}),
         ),
         lambda: [
-            _err(lambda: ember.broadcast_to(ember.ones(3), (2, 4)), RuntimeError, "expanded size"),
-            _err(lambda: ember.broadcast_to(ember.ones(2, 3), (3,)), RuntimeError, "broadcast_to"),
+            error(lambda: ember.broadcast_to(ember.ones(3), (2, 4)), RuntimeError, "expanded size"),
+            error(lambda: ember.broadcast_to(ember.ones(2, 3), (3,)), RuntimeError, "broadcast_to"),
         ],
     ),
     _spec(
@@ -568,7 +573,7 @@ RECORDS += [
             (((0, 3), (1, 3)), (), {}),
         ),
         lambda: [
-            _err(
+            error(
                 lambda: ember.broadcast_tensors(ember.ones(2), ember.ones(3)),
                 RuntimeError,
                 "broadcast_tensors",
@@ -589,18 +594,18 @@ RECORDS += [
             (((0,), (2,)), (), {}),
         ),
         lambda: [
-            _err(lambda: ember.meshgrid(ember.ones(2, 2)), RuntimeError, "0D or 1D"),
-            _err(
+            error(lambda: ember.meshgrid(ember.ones(2, 2)), RuntimeError, "0D or 1D"),
+            error(
                 lambda: ember.meshgrid(ember.ones(2), indexing="yx"),
                 RuntimeError,
                 "indexing must be",
             ),
-            _err(
+            error(
                 lambda: ember.meshgrid(ember.ones(2), ember.ones(2, dtype=ember.int64)),
                 RuntimeError,
                 "same dtype",
             ),
-            _err(lambda: ember.meshgrid(), RuntimeError, "non-empty"),
+            error(lambda: ember.meshgrid(), RuntimeError, "non-empty"),
         ],
     ),
     _spec(

@@ -1,10 +1,9 @@
-"""Op-table records of the neural-network ops: losses (cross_entropy, nll, mse, ...) and embeddings
-(embedding, embedding_bag). Imported at the end of op_db.py.
+"""Op-table records of the neural-network ops: the losses (cross_entropy, nll, mse, ...).
 
-Class indices and offsets are Fixed int64 arrays (they keep their dtype and take no gradient).
-Weights (`weight`, `pos_weight`) go in kwargs as NumPy arrays: PyTorch refuses weights that require
-grad, and the gradient tests mark every floating tensor argument as requiring grad, so the op
-makes them tensors of the input's dtype itself. Their values are multiples of 0.25, exact in every
+Class indices are Fixed int64 arrays (they keep their dtype and take no gradient). Weights
+(`weight`, `pos_weight`) go in kwargs as NumPy arrays: PyTorch refuses weights that require grad,
+and the gradient tests mark every floating tensor argument as requiring grad, so the op makes
+them tensors of the input's dtype itself. Their values are multiples of 0.25, exact in every
 floating dtype, so the float64 reference sees what the op saw."""
 
 from __future__ import annotations
@@ -13,7 +12,15 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db import ALL, FLOATING, ErrorSample, Fixed, OpSpec, Sample, make_array
+from ember.testing.op_db.spec import (
+    FLOATING,
+    Fixed,
+    OpSpec,
+    Sample,
+    error,
+    index_tensor,
+    make_array,
+)
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -210,55 +217,6 @@ def np_triplet(a, p_, n, margin=1.0, p=2, eps=1e-6, swap=False, reduction="mean"
     return _reduce(np.maximum(margin + dist(a, p_) - dn, 0), reduction)
 
 
-def _renormed(w, idx, max_norm, norm_type):
-    w = w.copy()
-    for r in np.unique(idx):
-        nrm = np.linalg.norm(w[r], ord=norm_type)
-        if nrm > max_norm:
-            w[r] = w[r] * (max_norm / (nrm + 1e-7))
-    return w
-
-
-def np_embedding(idx, w, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
-    if max_norm is not None:
-        w = _renormed(w, idx, max_norm, norm_type)
-    return w[idx]
-
-
-def np_embedding_bag(
-    idx,
-    w,
-    offsets=None,
-    psw=None,
-    mode="mean",
-    padding_idx=None,
-    include_last_offset=False,
-    max_norm=None,
-    scale_grad_by_freq=False,
-):
-    if max_norm is not None:
-        w = _renormed(w, idx, max_norm, 2.0)
-    flat = idx.reshape(-1)
-    pw = None if psw is None else psw.reshape(-1)
-    if idx.ndim == 2:
-        starts = (
-            list(range(0, flat.size + 1, idx.shape[1]))
-            if idx.shape[1]
-            else [0] * (idx.shape[0] + 1)
-        )
-    else:
-        starts = list(offsets) if include_last_offset else list(offsets) + [flat.size]
-    pad = padding_idx % w.shape[0] if padding_idx is not None else -1
-    out = np.zeros((len(starts) - 1, w.shape[1]))
-    for b in range(len(starts) - 1):
-        ks = [k for k in range(starts[b], starts[b + 1]) if flat[k] != pad]
-        if not ks:
-            continue
-        rows = w[flat[ks]] * (pw[ks][:, None] if pw is not None else 1)
-        out[b] = rows.max(0) if mode == "max" else rows.sum(0) / (len(ks) if mode == "mean" else 1)
-    return out
-
-
 # ---- samples -------------------------------------------------------------------------------------
 
 
@@ -391,16 +349,8 @@ def _same_shape_samples(low, high, t_low, t_high, kwargs_list, weight=None):
     return make
 
 
-def _err(make, exc, match):
-    return ErrorSample(make, exc, match, match)
-
-
 def _x(*shape):
     return ember.randn(*shape)
-
-
-def _idx(*values):
-    return ember.tensor(list(values), dtype=ember.int64)
 
 
 # ---- records -------------------------------------------------------------------------------------
@@ -416,64 +366,66 @@ def _nll_op(x, t, **kw):
 
 def _ce_errors():
     return [
-        _err(
-            lambda: F.cross_entropy(_x(3, 5), _idx(0, 5, 1)),
+        error(
+            lambda: F.cross_entropy(_x(3, 5), index_tensor(0, 5, 1)),
             IndexError,
             "Target 5 is out of bounds",
         ),
-        _err(
-            lambda: F.cross_entropy(_x(3, 5), _idx(0, -1, 1)),
+        error(
+            lambda: F.cross_entropy(_x(3, 5), index_tensor(0, -1, 1)),
             IndexError,
             "Target -1 is out of bounds",
         ),
-        _err(
-            lambda: F.cross_entropy(_x(3, 5), _idx(0, 1)),
+        error(
+            lambda: F.cross_entropy(_x(3, 5), index_tensor(0, 1)),
             ValueError,
             "batch_size (3) to match target batch_size (2)",
         ),
-        _err(
-            lambda: F.cross_entropy(_x(3, 5), _idx(0, 1, 2).int()), RuntimeError, "int64 or uint8"
+        error(
+            lambda: F.cross_entropy(_x(3, 5), index_tensor(0, 1, 2).int()),
+            RuntimeError,
+            "int64 or uint8",
         ),
-        _err(
-            lambda: F.cross_entropy(_x(3, 5), _idx(0, 1, 2), label_smoothing=1.5),
+        error(
+            lambda: F.cross_entropy(_x(3, 5), index_tensor(0, 1, 2), label_smoothing=1.5),
             RuntimeError,
             "label_smoothing",
         ),
-        _err(
-            lambda: F.cross_entropy(_x(3, 5), _idx(0, 1, 2), weight=ember.ones(4)),
+        error(
+            lambda: F.cross_entropy(_x(3, 5), index_tensor(0, 1, 2), weight=ember.ones(4)),
             RuntimeError,
             "one entry per class (5)",
         ),
-        _err(
-            lambda: F.cross_entropy(_x(3, 5), _idx(0, 1, 2), reduction="avg"),
+        error(
+            lambda: F.cross_entropy(_x(3, 5), index_tensor(0, 1, 2), reduction="avg"),
             ValueError,
             "avg is not a valid value for reduction",
         ),
-        _err(
+        error(
             lambda: F.cross_entropy(
-                _x(3, 5), _idx(0, 1, 2), weight=ember.ones(5, requires_grad=True)
+                _x(3, 5), index_tensor(0, 1, 2), weight=ember.ones(5, requires_grad=True)
             ),
             RuntimeError,
             "not differentiable with respect to weight",
         ),
-        _err(
+        error(
             lambda: F.cross_entropy(_x(3, 5), ember.rand(3, 5), ignore_index=1),
             RuntimeError,
             "ignore_index is not supported",
         ),
-        _err(
+        error(
             lambda: F.cross_entropy(_x(2, 3, 4), ember.zeros(2, 5, dtype=ember.int64)),
             RuntimeError,
             "expected a target of shape [2, 4]",
         ),
-        _err(
+        error(
             lambda: F.cross_entropy(ember.tensor(1.0), ember.tensor(0)),
             ValueError,
             "1 or more dims",
         ),
-        _err(lambda: F.cross_entropy(_x(5), _idx(1, 2)), ValueError, "must have size 1"),
-        _err(
-            lambda: F.cross_entropy(_x(3, 5).int(), _idx(0, 1, 2)),
+        error(lambda: F.cross_entropy(_x(5), index_tensor(1, 2)), ValueError, "must have size 1"),
+        error(
+            lambda: F.cross_entropy(_x(3, 5).int(), index_tensor(0, 1, 2)),
             TypeError,
             "floating-point input",
         ),
@@ -482,15 +434,25 @@ def _ce_errors():
 
 def _nll_errors():
     return [
-        _err(lambda: F.nll_loss(_x(3, 5), _idx(0, 7, 1)), IndexError, "Target 7 is out of bounds"),
-        _err(lambda: F.nll_loss(_x(3, 5), _idx(0, 1)), ValueError, "to match target batch_size"),
-        _err(
+        error(
+            lambda: F.nll_loss(_x(3, 5), index_tensor(0, 7, 1)),
+            IndexError,
+            "Target 7 is out of bounds",
+        ),
+        error(
+            lambda: F.nll_loss(_x(3, 5), index_tensor(0, 1)),
+            ValueError,
+            "to match target batch_size",
+        ),
+        error(
             lambda: F.nll_loss(_x(3, 5), ember.zeros(3, 1, dtype=ember.int64)),
             RuntimeError,
             "expected a target of shape [3]",
         ),
-        _err(
-            lambda: F.nll_loss(_x(3, 5), _idx(0, 1, 2), weight=ember.ones(5, dtype=ember.float64)),
+        error(
+            lambda: F.nll_loss(
+                _x(3, 5), index_tensor(0, 1, 2), weight=ember.ones(5, dtype=ember.float64)
+            ),
             RuntimeError,
             "expected weight of dtype float32",
         ),
@@ -508,23 +470,23 @@ def _bcel_op(x, t, **kw):
 def _bce_errors():
     p = ember.rand(3, 4)
     return [
-        _err(lambda: F.binary_cross_entropy(p, p[0]), ValueError, "different to the input size"),
-        _err(
+        error(lambda: F.binary_cross_entropy(p, p[0]), ValueError, "different to the input size"),
+        error(
             lambda: F.binary_cross_entropy(p * 3, p),
             RuntimeError,
             "input should be between 0 and 1",
         ),
-        _err(
+        error(
             lambda: F.binary_cross_entropy(p, p * 3),
             RuntimeError,
             "target should be between 0 and 1",
         ),
-        _err(
+        error(
             lambda: F.binary_cross_entropy(p, p, weight=ember.ones(5)),
             RuntimeError,
             "does not broadcast",
         ),
-        _err(
+        error(
             lambda: F.binary_cross_entropy(p, p.double()),
             RuntimeError,
             "expected a target of dtype float32",
@@ -535,17 +497,17 @@ def _bce_errors():
 def _bcel_errors():
     p = ember.rand(3, 4)
     return [
-        _err(
+        error(
             lambda: F.binary_cross_entropy_with_logits(p, p[0]),
             ValueError,
             "must be the same as input size",
         ),
-        _err(
+        error(
             lambda: F.binary_cross_entropy_with_logits(p, p, pos_weight=ember.ones(5)),
             RuntimeError,
             "does not broadcast",
         ),
-        _err(
+        error(
             lambda: F.binary_cross_entropy_with_logits(
                 p, p, weight=ember.ones(4, requires_grad=True)
             ),
@@ -595,26 +557,28 @@ def _mm_samples(dtype, rng):
 
 def _mm_errors():
     return [
-        _err(
-            lambda: F.multi_margin_loss(_x(3, 4), _idx(0, 4, 1)),
+        error(
+            lambda: F.multi_margin_loss(_x(3, 4), index_tensor(0, 4, 1)),
             RuntimeError,
             "target out of range",
         ),
-        _err(
-            lambda: F.multi_margin_loss(_x(3, 4), _idx(0, 1)), RuntimeError, "one class per sample"
+        error(
+            lambda: F.multi_margin_loss(_x(3, 4), index_tensor(0, 1)),
+            RuntimeError,
+            "one class per sample",
         ),
-        _err(
-            lambda: F.multi_margin_loss(_x(3, 4), _idx(0, 1, 2), p=3),
+        error(
+            lambda: F.multi_margin_loss(_x(3, 4), index_tensor(0, 1, 2), p=3),
             ValueError,
             "only p == 1 and p == 2",
         ),
-        _err(
-            lambda: F.multi_margin_loss(_x(3, 4), _idx(0, 1, 2), weight=ember.ones(3)),
+        error(
+            lambda: F.multi_margin_loss(_x(3, 4), index_tensor(0, 1, 2), weight=ember.ones(3)),
             RuntimeError,
             "inconsistent weight size",
         ),
-        _err(
-            lambda: F.multi_margin_loss(_x(2, 3, 4), _idx(0, 1)),
+        error(
+            lambda: F.multi_margin_loss(_x(2, 3, 4), index_tensor(0, 1)),
             RuntimeError,
             "non-empty vector or matrix",
         ),
@@ -684,12 +648,12 @@ def _gauss_samples(dtype, rng):
 def _gauss_errors():
     x = _x(3, 4)
     return [
-        _err(lambda: F.gaussian_nll_loss(x, x, -ember.ones(3, 4)), ValueError, "var has negative"),
-        _err(
+        error(lambda: F.gaussian_nll_loss(x, x, -ember.ones(3, 4)), ValueError, "var has negative"),
+        error(
             lambda: F.gaussian_nll_loss(x, x, ember.ones(4)), ValueError, "var is of incorrect size"
         ),
-        _err(lambda: F.gaussian_nll_loss(x, x, -1.0), ValueError, "var has negative"),
-        _err(
+        error(lambda: F.gaussian_nll_loss(x, x, -1.0), ValueError, "var has negative"),
+        error(
             lambda: F.gaussian_nll_loss(x, x, ember.ones(3, 4), reduction="x"),
             ValueError,
             "not a valid value",
@@ -767,183 +731,14 @@ def _triplet_samples(dtype, rng):
     ]
 
 
-def _emb_samples(dtype, rng):
-    a = lambda s: make_array(s, dtype, rng)  # noqa: E731
-    i = lambda *s, hi=6: Fixed(rng.integers(0, hi, size=s), ember.int64)  # noqa: E731
-    out = [
-        Sample((i(4), a((6, 3))), {}, "1-d indices"),
-        # padding_idx and scale_grad_by_freq change the gradient on purpose: no gradcheck there
-        # (tests/python/test_nn_loss.py checks those gradients by hand).
-        Sample((i(2, 3), a((6, 3))), {"padding_idx": 1}, "2-d indices, padding_idx", grad=False),
-        Sample(
-            (Fixed(np.array([0, 2, 2, 5, 2]), ember.int64), a((6, 2))),
-            {"padding_idx": -1, "scale_grad_by_freq": True},
-            "repeats, freq scaling",
-            grad=False,
-        ),
-        Sample((Fixed(np.array([0, 2, 2, 5, 2]), ember.int64), a((6, 2))), {}, "repeated indices"),
-        Sample((Fixed(np.array(3), ember.int64), a((6, 3))), {}, "0-d index"),
-        Sample((i(0), a((6, 3))), {}, "no indices"),
-        Sample((Fixed(np.array([1, 1, 4]), ember.int32), a((6, 40))), {}, "int32 indices, 40 wide"),
-    ]
-    if dtype in FLOATING:  # renormalising needs floating weights; it writes the weight in place
-        out.append(
-            Sample(
-                (Fixed(np.array([0, 2, 0]), ember.int64), a((4, 3))),
-                {"max_norm": 1.0},
-                "max_norm",
-                grad=False,
-            )
-        )
-        out.append(
-            Sample(
-                (Fixed(np.array([1, 3]), ember.int64), a((4, 3))),
-                {"max_norm": 0.5, "norm_type": 1.0},
-                "max_norm, p=1",
-                grad=False,
-            )
-        )
-    return out
-
-
-def _emb_errors():
-    w = ember.randn(3, 2)
-    return [
-        _err(lambda: F.embedding(_idx(0, 3), w), IndexError, "index out of range in self"),
-        _err(lambda: F.embedding(_idx(0, -1), w), IndexError, "index out of range in self"),
-        _err(lambda: F.embedding(ember.tensor([0.0, 1.0]), w), RuntimeError, "int64 or int32"),
-        _err(lambda: F.embedding(_idx(0, 1), ember.randn(3)), RuntimeError, "'weight' must be 2-D"),
-        _err(
-            lambda: F.embedding(_idx(0, 1), w, padding_idx=3),
-            AssertionError,
-            "Padding_idx must be within",
-        ),
-        _err(lambda: F.embedding(_idx(0, 1), w, sparse=True), NotImplementedError, "sparse"),
-    ]
-
-
-def _bag_op(idx, w, offsets=None, psw=None, **kw):
-    return F.embedding_bag(idx, w, offsets, per_sample_weights=psw, **kw)
-
-
-def _bag_ref(idx, w, offsets=None, psw=None, **kw):
-    return np_embedding_bag(idx, w, offsets, psw, **kw)
-
-
-def _bag_samples(dtype, rng):
-    a = lambda s, lo=-3.0, hi=3.0: make_array(s, dtype, rng, lo, hi)  # noqa: E731
-    fx = lambda v: Fixed(np.asarray(v, dtype=np.int64), ember.int64)  # noqa: E731
-    idx = fx([0, 2, 5, 2, 1, 3, 3, 0])
-    off = fx([0, 3, 3, 6])  # an empty bag
-    out = [
-        Sample((idx, a((6, 3)), off), {"mode": m}, f"1-d, offsets, {m}")
-        for m in ("sum", "mean", "max")
-    ]
-    out += [
-        Sample((fx(rng.integers(0, 6, (3, 2))), a((6, 2))), {"mode": "sum"}, "2-d input"),
-        Sample((idx, a((6, 3)), off, a((8,), 0.25, 2.0)), {"mode": "sum"}, "per_sample_weights"),
-        Sample(
-            (idx, a((6, 2)), off),
-            {"mode": "mean", "padding_idx": 2},
-            "padding_idx (mean skips it)",
-            grad=False,
-        ),
-        Sample(
-            (idx, a((6, 2)), fx([0, 3, 5, 8])),
-            {"mode": "sum", "include_last_offset": True},
-            "include_last_offset",
-        ),
-        Sample(
-            (idx, a((6, 2)), off),
-            {"mode": "mean", "scale_grad_by_freq": True},
-            "freq scaling",
-            grad=False,
-        ),
-        Sample(
-            (fx(rng.integers(0, 6, 6)), a((6, 40)), fx([0, 2])),
-            {"mode": "sum"},
-            "40 wide (vector loop tail)",
-        ),
-        Sample(
-            (fx([0, 2, 0]), a((4, 3)), fx([0, 1])),
-            {"mode": "sum", "max_norm": 1.0},
-            "max_norm",
-            grad=False,
-        ),
-    ]
-    return out
-
-
-def _bag_errors():
-    w = ember.randn(3, 2)
-    return [
-        _err(
-            lambda: F.embedding_bag(_idx(0, 3), w, _idx(0)),
-            RuntimeError,
-            "takes value 3 which is not in the valid range [0, 3)",
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1, 2), w, _idx(1, 2)),
-            RuntimeError,
-            "offsets[0] has to be 0",
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1, 2), w, _idx(0, 2, 1)), RuntimeError, "non-decreasing"
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1, 2), w, _idx(0, 5)),
-            RuntimeError,
-            "can not be greater than input's length 3",
-        ),
-        _err(lambda: F.embedding_bag(_idx(0, 1), w), ValueError, "offsets has to be a 1D Tensor"),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1).view(1, 2), w, _idx(0)),
-            ValueError,
-            "offsets has to be None",
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1), w, _idx(0), mode="foo"),
-            ValueError,
-            "mode has to be one of sum, mean or max",
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1), w, _idx(0), mode="max", scale_grad_by_freq=True),
-            ValueError,
-            "max mode",
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1), w, _idx(0), per_sample_weights=ember.ones(2)),
-            NotImplementedError,
-            "only supported for mode='sum'",
-        ),
-        _err(
-            lambda: F.embedding_bag(
-                _idx(0, 1), w, _idx(0), mode="sum", per_sample_weights=ember.ones(3)
-            ),
-            ValueError,
-            "same shape as the input",
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1), w, _idx(0), padding_idx=3),
-            RuntimeError,
-            "padding_idx must be within",
-        ),
-        _err(
-            lambda: F.embedding_bag(_idx(0, 1), w, _idx(0), sparse=True),
-            NotImplementedError,
-            "sparse",
-        ),
-    ]
-
-
 def _regression_errors(fn, name):
     x = _x(3, 4)
     return lambda: [
-        _err(
+        error(
             lambda: fn(x, x, reduction="avg"), ValueError, "avg is not a valid value for reduction"
         ),
-        _err(lambda: fn(x.long(), x.long()), TypeError, "floating-point input"),
-        _err(lambda: _quiet(fn)(x, _x(2, 4)), RuntimeError, "cannot be broadcast"),
+        error(lambda: fn(x.long(), x.long()), TypeError, "floating-point input"),
+        error(lambda: _quiet(fn)(x, _x(2, 4)), RuntimeError, "cannot be broadcast"),
     ]
 
 
@@ -986,7 +781,7 @@ def records():
             np_kl_div,
             _kl_samples,
             lambda: [
-                _err(
+                error(
                     lambda: F.kl_div(_x(3), _x(3), reduction="avg"), ValueError, "not a valid value"
                 )
             ],
@@ -1021,7 +816,7 @@ def records():
             lambda: (
                 _regression_errors(F.smooth_l1_loss, "smooth_l1_loss")()
                 + [
-                    _err(
+                    error(
                         lambda: F.smooth_l1_loss(_x(2), _x(2), beta=-1.0),
                         RuntimeError,
                         "negative values for beta",
@@ -1035,12 +830,12 @@ def records():
             np_huber,
             _concat(_pair_samples(kwargs_list=({"delta": 0.7},)), _weighted_samples),
             lambda: [
-                _err(
+                error(
                     lambda: F.huber_loss(_x(2), _x(2), delta=0.0),
                     RuntimeError,
                     "non-positive values for delta",
                 ),
-                _err(
+                error(
                     lambda: F.huber_loss(_x(2), _x(2), weight=ember.ones(3)),
                     ValueError,
                     "weights and input must have the same size",
@@ -1066,7 +861,7 @@ def records():
                 ],
             ),
             lambda: [
-                _err(
+                error(
                     lambda: F.poisson_nll_loss(_x(2), _x(2), reduction="x"),
                     ValueError,
                     "not a valid value",
@@ -1086,17 +881,17 @@ def records():
             np_cosine_embedding,
             _ranking_samples("cosine"),
             lambda: [
-                _err(
-                    lambda: F.cosine_embedding_loss(_x(4), _x(4), _idx(1)),
+                error(
+                    lambda: F.cosine_embedding_loss(_x(4), _x(4), index_tensor(1)),
                     RuntimeError,
                     "a 1-d target expects 2-d inputs",
                 ),
-                _err(
+                error(
                     lambda: F.cosine_embedding_loss(_x(2, 4), _x(2, 4), ember.tensor(1)),
                     RuntimeError,
                     "a 0-d target expects 1-d inputs",
                 ),
-                _err(
+                error(
                     lambda: F.cosine_embedding_loss(_x(2, 4), _x(2, 4), ember.ones(2, 1)),
                     RuntimeError,
                     "multi-target",
@@ -1109,7 +904,7 @@ def records():
             np_margin_ranking,
             _ranking_samples("ranking"),
             lambda: [
-                _err(
+                error(
                     lambda: F.margin_ranking_loss(_x(3, 4), _x(4), _x(4)),
                     RuntimeError,
                     "same number of dims",
@@ -1128,32 +923,16 @@ def records():
             np_triplet,
             _triplet_samples,
             lambda: [
-                _err(
+                error(
                     lambda: F.triplet_margin_loss(_x(2, 3), _x(2, 3), _x(3)),
                     RuntimeError,
                     "same number of dimensions",
                 ),
-                _err(
+                error(
                     lambda: F.triplet_margin_loss(_x(2, 3), _x(2, 3), _x(2, 3), margin=0.0),
                     ValueError,
                     "margin must be greater than 0",
                 ),
             ],
-        ),
-        _spec(
-            "nn.functional.embedding",
-            F.embedding,
-            np_embedding,
-            _emb_samples,
-            _emb_errors,
-            dtypes=ALL,
-        ),
-        _spec(
-            "nn.functional.embedding_bag",
-            _bag_op,
-            _bag_ref,
-            _bag_samples,
-            _bag_errors,
-            gradgrad=False,
         ),
     ]

@@ -1,6 +1,5 @@
-"""Op-table records of sorting, selection and scans: sort, argsort, topk, kthvalue, median,
-nanmedian, unique, unique_consecutive, cumsum, cumprod, cummax, cummin, logcumsumexp. Imported at
-the end of op_db.py, whose helpers it uses.
+"""Op-table records of sorting and selection: sort, argsort, topk, kthvalue, median, nanmedian,
+unique, unique_consecutive.
 
 The references order NaN above every number and equal values by position (a stable sort), which
 is ember's documented order, so indices are compared exactly even with ties."""
@@ -10,7 +9,21 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing.op_db import ALL, FLOATING, NUMERIC, ErrorSample, OpSpec, Sample, make_array
+from ember.testing.op_db.spec import (
+    ALL,
+    FLOATING,
+    LINES,
+    NUMERIC,
+    ErrorSample,
+    OpSpec,
+    Sample,
+    dim_error,
+    dim_error_sample,
+    error_list,
+    make_array,
+    nan_mask,
+    with_nan,
+)
 
 # ---- references ------------------------------------------------------------------------------
 
@@ -61,19 +74,15 @@ def _line_select(a, dim, keepdim, pick):
     return vals, idx
 
 
-def _nans(line):
-    return np.isnan(line) if line.dtype.kind == "f" else np.zeros(line.shape, dtype=bool)
-
-
 def _median_pick(line):
-    nan = _nans(line)
+    nan = nan_mask(line)
     if nan.any():
         return int(np.argmax(nan))
     return int(_order(line, 0)[(line.size - 1) // 2])
 
 
 def _nanmedian_pick(line):
-    m = int((~_nans(line)).sum())
+    m = int((~nan_mask(line)).sum())
     if m == 0:
         return 0
     return int(_order(line, 0)[(m - 1) // 2])
@@ -122,74 +131,12 @@ def np_unique_consecutive(a, return_inverse=False, return_counts=False):
     return tuple(res) if len(res) > 1 else res[0]
 
 
-def _scan(f):
-    def ref(a, dim, dtype=None):
-        if a.dtype == np.bool_:
-            a = a.astype(np.int64)
-        if a.ndim == 0:
-            return a.copy()
-        return f(a, axis=dim)
-
-    return ref
-
-
-def _cum_extreme(is_max):
-    def ref(a, dim):
-        if a.ndim == 0:
-            return a.copy(), np.zeros((), np.int64)
-        x = np.moveaxis(a, dim, -1)
-        vals = np.empty_like(x)
-        idx = np.zeros(x.shape, np.int64)
-        for pos in np.ndindex(*x.shape[:-1]):
-            line, nan = x[pos], _nans(x[pos])
-            best, at = None, 0
-            for j in range(line.size):
-                v = line[j]
-                if j == 0 or (
-                    nan[j] or (not _isnan(best) and (v >= best if is_max else v <= best))
-                ):
-                    best, at = v, j
-                vals[pos + (j,)] = best
-                idx[pos + (j,)] = at
-        return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
-
-    return ref
-
-
-def _isnan(v):
-    return bool(v != v)
-
-
-def np_logcumsumexp(a, dim):
-    if a.ndim == 0:
-        return a.copy()
-    return np.logaddexp.accumulate(a, axis=dim)
-
-
 # ---- samples ---------------------------------------------------------------------------------
-
-# (shape, dim): every dim of 1-d, 2-d and 3-d inputs, a 0-d input, zero-size lines and a long one.
-_LINES = [
-    ((5,), -1),
-    ((3, 4), 0),
-    ((3, 4), 1),
-    ((2, 3, 4), 1),
-    ((), 0),
-    ((0, 3), 1),
-    ((3, 0), 1),
-    ((4, 300), 1),
-]
-
-
-def _with_nan(dtype, rng, shape=(3, 5)):
-    x = make_array(shape, dtype, rng)
-    x[0, 1] = x[2, 3] = x[2, 0] = np.nan
-    return x
 
 
 def _sort_samples(dtype, rng):
     out = []
-    for shape, dim in _LINES:
+    for shape, dim in LINES:
         x = make_array(shape, dtype, rng)
         out.append(Sample((x,), {"dim": dim}, f"{shape} dim {dim}"))
         out.append(Sample((x,), {"dim": dim, "descending": True}, f"{shape} dim {dim} desc"))
@@ -199,7 +146,7 @@ def _sort_samples(dtype, rng):
     out.append(Sample((ties,), {"dim": 1, "stable": True}, "ties", grad=False))
     out.append(Sample((ties,), {"dim": 1, "descending": True}, "ties desc", grad=False))
     if dtype in FLOATING:
-        x = _with_nan(dtype, rng)
+        x = with_nan(dtype, rng)
         out.append(Sample((x,), {"dim": 1}, "nan", grad=False))
         out.append(Sample((x,), {"dim": 1, "descending": True}, "nan desc", grad=False))
         inf = np.array([np.inf, np.nan, -np.inf, 1.0, np.inf, np.nan])
@@ -232,8 +179,8 @@ def _topk_samples(dtype, rng):
     out.append(Sample((ties,), {"k": 4}, "ties", grad=False))
     out.append(Sample((ties,), {"k": 4, "largest": False}, "ties smallest", grad=False))
     if dtype in FLOATING:
-        out.append(Sample((_with_nan(dtype, rng),), {"k": 3}, "nan", grad=False))
-        out.append(Sample((_with_nan(dtype, rng),), {"k": 3, "largest": False}, "nan", grad=False))
+        out.append(Sample((with_nan(dtype, rng),), {"k": 3}, "nan", grad=False))
+        out.append(Sample((with_nan(dtype, rng),), {"k": 3, "largest": False}, "nan", grad=False))
     return out
 
 
@@ -255,7 +202,7 @@ def _kth_samples(dtype, rng):
     ties = np.array([[2, 1, 2, 0, 1, 2], [1, 1, 1, 0, 0, 0]])
     out.append(Sample((ties,), {"k": 4}, "ties", grad=False))
     if dtype in FLOATING:
-        out.append(Sample((_with_nan(dtype, rng),), {"k": 4}, "nan", grad=False))
+        out.append(Sample((with_nan(dtype, rng),), {"k": 4}, "nan", grad=False))
     return out
 
 
@@ -277,7 +224,7 @@ def _median_samples(dtype, rng):
     ties = np.array([[2, 1, 2, 0, 1, 2], [1, 1, 1, 0, 0, 0]])
     out.append(Sample((ties,), {"dim": 1}, "ties", grad=False))
     if dtype in FLOATING:
-        x = _with_nan(dtype, rng, (4, 5))
+        x = with_nan(dtype, rng, (4, 5))
         x[3] = np.nan  # a line of NaN only
         out.append(Sample((x,), {"dim": 1}, "nan", grad=False))
         out.append(Sample((x,), {}, "nan, all", grad=False))
@@ -315,77 +262,6 @@ def _unique_consecutive_samples(dtype, rng):
     return out
 
 
-def _scan_samples(low=-3.0, high=3.0, with_dtype=True):
-    def make(dtype, rng):
-        out = [
-            Sample((make_array(s, dtype, rng, low, high),), {"dim": d}, f"{s} dim {d}")
-            for s, d in _LINES
-        ]
-        out.append(Sample((make_array((3, 4), dtype, rng, low, high),), {"dim": -1}, "dim -1"))
-        if with_dtype:
-            x = make_array((3, 4), dtype, rng, low, high)
-            out.append(Sample((x,), {"dim": 1, "dtype": ember.float64}, "dtype float64"))
-        return out
-
-    return make
-
-
-def _cumsum_samples(dtype, rng):
-    out = _scan_samples()(dtype, rng)
-    if dtype in FLOATING:
-        x = _with_nan(dtype, rng)
-        out.append(Sample((x,), {"dim": 1}, "nan", grad=False))
-    return out
-
-
-def _cumprod_samples(dtype, rng):
-    out = _scan_samples(0.5, 1.5)(dtype, rng)
-    if dtype in FLOATING:
-        one = make_array((3, 5), dtype, rng, 0.5, 1.5)
-        one[0, 1] = one[1, 4] = one[2, 0] = 0
-        two = one.copy()
-        two[0, 3] = two[2, 2] = 0
-        three = two.copy()
-        three[0, 4] = 0
-        out += [
-            Sample((one,), {"dim": 1}, "one zero a line"),
-            Sample((two,), {"dim": 1}, "two zeros a line"),
-            Sample((three,), {"dim": 1}, "three zeros in a line"),
-            Sample((two.T.copy(),), {"dim": 0}, "two zeros, dim 0"),
-            Sample((np.zeros((2, 4)),), {"dim": 1}, "all zeros"),
-        ]
-    return out
-
-
-def _cum_extreme_samples(dtype, rng):
-    out = [Sample((make_array(s, dtype, rng),), {"dim": d}, f"{s} dim {d}") for s, d in _LINES]
-    ties = np.array([[2, 1, 2, 0, 2, 3], [1, 1, 1, 0, 0, 0]])
-    out.append(Sample((ties,), {"dim": 1}, "ties", grad=False))
-    if dtype in FLOATING:
-        x = _with_nan(dtype, rng)
-        out.append(Sample((x,), {"dim": 1}, "nan", grad=False))
-    return out
-
-
-def _logcumsumexp_samples(dtype, rng):
-    out = _scan_samples(with_dtype=False)(dtype, rng)
-    if dtype in FLOATING:
-        big = np.array([[800.0, 799.0, -np.inf, 5.0], [-np.inf, -np.inf, 0.0, 1.0]])
-        out.append(Sample((big,), {"dim": 1}, "large and -inf", grad=False))
-    return out
-
-
-# ---- errors ----------------------------------------------------------------------------------
-
-
-def _errors(*extra):
-    return lambda: list(extra)
-
-
-def _dim_err(fn, name):
-    return ErrorSample(lambda: fn(ember.ones(2, 3)), IndexError, name, "dim 5")
-
-
 RECORDS = [
     OpSpec(
         "sort",
@@ -394,7 +270,7 @@ RECORDS = [
         ALL,
         _sort_samples,
         gradgrad=True,
-        errors=_errors(_dim_err(lambda x: x.sort(5), "sort")),
+        errors=dim_error(lambda x, d: x.sort(d), "sort"),
     ),
     OpSpec(
         "argsort",
@@ -403,7 +279,7 @@ RECORDS = [
         ALL,
         _argsort_samples,
         grad=False,
-        errors=_errors(_dim_err(lambda x: ember.argsort(x, 5), "argsort")),
+        errors=dim_error(lambda x, d: ember.argsort(x, d), "argsort"),
     ),
     OpSpec(
         "topk",
@@ -412,14 +288,14 @@ RECORDS = [
         NUMERIC,
         _topk_samples,
         gradgrad=True,
-        errors=_errors(
+        errors=error_list(
             ErrorSample(
                 lambda: ember.topk(ember.ones(3), 4), RuntimeError, "selected index k out of range"
             ),
             ErrorSample(
                 lambda: ember.ones(3).topk(-1), RuntimeError, "selected index k out of range"
             ),
-            _dim_err(lambda x: x.topk(1, 5), "topk"),
+            dim_error_sample(lambda x, d: x.topk(1, d), "topk"),
         ),
     ),
     OpSpec(
@@ -429,7 +305,7 @@ RECORDS = [
         NUMERIC,
         _kth_samples,
         gradgrad=True,
-        errors=_errors(
+        errors=error_list(
             ErrorSample(
                 lambda: ember.kthvalue(ember.ones(3), 0),
                 RuntimeError,
@@ -441,7 +317,7 @@ RECORDS = [
             ErrorSample(
                 lambda: ember.ones(2, 0).kthvalue(1, 1), IndexError, "kthvalue", "empty dim"
             ),
-            _dim_err(lambda x: x.kthvalue(1, 5), "kthvalue"),
+            dim_error_sample(lambda x, d: x.kthvalue(1, d), "kthvalue"),
         ),
     ),
     OpSpec(
@@ -451,9 +327,9 @@ RECORDS = [
         NUMERIC,
         _median_samples,
         gradgrad=True,
-        errors=_errors(
+        errors=error_list(
             ErrorSample(lambda: ember.ones(2, 0).median(1), IndexError, "median", "empty dim"),
-            _dim_err(lambda x: x.median(5), "median"),
+            dim_error_sample(lambda x, d: x.median(d), "median"),
         ),
     ),
     OpSpec(
@@ -463,7 +339,7 @@ RECORDS = [
         NUMERIC,
         _median_samples,
         gradgrad=True,
-        errors=_errors(_dim_err(lambda x: x.nanmedian(5), "nanmedian")),
+        errors=dim_error(lambda x, d: x.nanmedian(d), "nanmedian"),
     ),
     OpSpec(
         "unique",
@@ -472,7 +348,7 @@ RECORDS = [
         ALL,
         _unique_samples,
         grad=False,
-        errors=_errors(
+        errors=error_list(
             ErrorSample(lambda: ember.ones(2, 3).unique(dim=0), NotImplementedError, "dim")
         ),
     ),
@@ -483,64 +359,12 @@ RECORDS = [
         ALL,
         _unique_consecutive_samples,
         grad=False,
-        errors=_errors(
+        errors=error_list(
             ErrorSample(
                 lambda: ember.unique_consecutive(ember.ones(2, 3), dim=1),
                 NotImplementedError,
                 "dim",
             )
-        ),
-    ),
-    OpSpec(
-        "cumsum",
-        lambda x, **kw: ember.cumsum(x, **kw),
-        _scan(np.cumsum),
-        ALL,
-        _cumsum_samples,
-        gradgrad=True,
-        errors=_errors(_dim_err(lambda x: x.cumsum(5), "cumsum")),
-    ),
-    OpSpec(
-        "cumprod",
-        lambda x, **kw: ember.cumprod(x, **kw),
-        _scan(np.cumprod),
-        ALL,
-        _cumprod_samples,
-        gradgrad=True,
-        errors=_errors(_dim_err(lambda x: x.cumprod(5), "cumprod")),
-    ),
-    OpSpec(
-        "cummax",
-        lambda x, **kw: ember.cummax(x, **kw),
-        _cum_extreme(True),
-        ALL,
-        _cum_extreme_samples,
-        gradgrad=True,
-        errors=_errors(_dim_err(lambda x: x.cummax(5), "cummax")),
-    ),
-    OpSpec(
-        "cummin",
-        lambda x, **kw: ember.cummin(x, **kw),
-        _cum_extreme(False),
-        ALL,
-        _cum_extreme_samples,
-        gradgrad=True,
-        errors=_errors(_dim_err(lambda x: ember.cummin(x, 5), "cummin")),
-    ),
-    OpSpec(
-        "logcumsumexp",
-        lambda x, **kw: ember.logcumsumexp(x, **kw),
-        np_logcumsumexp,
-        FLOATING,
-        _logcumsumexp_samples,
-        gradgrad=True,
-        errors=_errors(
-            ErrorSample(
-                lambda: ember.logcumsumexp(ember.ones(3, dtype=ember.int64), 0),
-                TypeError,
-                "logcumsumexp",
-            ),
-            _dim_err(lambda x: x.logcumsumexp(5), "logcumsumexp"),
         ),
     ),
 ]

@@ -1,14 +1,14 @@
 """Op-table records of the indexing ops: index_select, gather, scatter and its reductions, the
 index_add family, masks, take, nonzero, searchsorted and advanced indexing (index, index_put).
-Imported at the end of op_db.py, whose helpers it uses. Index arguments are `Fixed` int64 (or
-bool) arrays, so they keep their dtype whatever dtype a test runs."""
+Index arguments are `Fixed` int64 (or bool) arrays, so they keep their dtype whatever dtype a
+test runs."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import ember
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     NUMERIC,

@@ -1,5 +1,5 @@
 """ember.nn.functional: convolution (conv1d/2d/3d, conv_transpose1d/2d/3d) through oneDNN, linear
-and bilinear. Re-exported by functional.py.
+and bilinear.
 
 PyTorch's torch.nn.functional.conv2d is torch.conv2d itself; so are these the C++ ops, with
 PyTorch's signatures (padding may be an int, a tuple, 'same' or 'valid')."""

@@ -1,27 +1,33 @@
-"""Op-table records of the elementwise ops beyond the foundation's: unary (and their in-place
-forms), ops with parameters, binary, logical, bitwise. Imported at the end of op_db.py, whose
-helpers it uses; see op_db.py for what each field means."""
+"""Op-table records of the elementwise ops: unary, predicates, ops with parameters, arithmetic,
+binary, comparisons, logical and bitwise ops, lerp / addcmul / addcdiv, where, isclose /
+allclose / equal, zero_ / fill_ / copy_, and the in-place forms of them all.
+
+Most in-place records are derived from their op's record (inplace_of): the same samples (those
+whose result fits self) and reference, with the dtypes the registry declares for the in-place
+form."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 
 import numpy as np
 
 import ember
-from ember.testing import op_db as base
-from ember.testing.op_db import (
+from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     INTEGRAL,
     NUMERIC,
+    SHAPES_UNARY,
     ErrorSample,
+    Fixed,
     OpSpec,
     Sample,
-    as_float,
-    binary_samples,
     make_array,
+    to_tensor,
+    unary_samples,
 )
 
 BITWISE = INTEGRAL + [ember.bool]
@@ -42,8 +48,27 @@ def _erfinv_scalar(y):
 _erfinv = np.vectorize(_erfinv_scalar, otypes=[np.float64])
 
 
+def as_float(f):
+    """A ref for ops that compute in floating point whatever the input (ints and bools too)."""
+    return lambda x: f(np.asarray(x, dtype=np.float64))
+
+
 def np_sigmoid(x):
-    return 1 / (1 + np.exp(-x))
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def np_sign(x):
+    # PyTorch's sign(NaN) is 0 (NumPy's is NaN).
+    return x.copy() if x.dtype == np.bool_ else np.where(np.isnan(x), 0, np.sign(x))
+
+
+def np_true_divide(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(np.asarray(a, dtype=np.float64), b)
+
+
+def np_pow(a, b):
+    return np.power(a, b)
 
 
 def np_softplus(x, beta=1.0, threshold=20.0):
@@ -77,6 +102,41 @@ SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.050700987355480493
 # ---- sample builders -----------------------------------------------------------------------
 
 
+BROADCAST_PAIRS = [
+    ((5,), (5,)),
+    ((3, 4), (3, 4)),
+    ((3, 4), (4,)),  # broadcast the trailing dim
+    ((2, 1, 4), (3, 1)),  # both sides broadcast
+    ((3, 4), ()),  # a 0-d tensor
+    ((), ()),
+    ((0, 4), (4,)),  # zero-size
+]
+
+
+def binary_samples(
+    low=-3.0, high=3.0, b_low=None, b_high=None, b_away_from_zero=False, scalars=(2, 0.5, True)
+):
+    def make(dtype, rng):
+        out = []
+        for sa, sb in BROADCAST_PAIRS:
+            a = make_array(sa, dtype, rng, low, high)
+            b = make_array(
+                sb,
+                dtype,
+                rng,
+                low if b_low is None else b_low,
+                high if b_high is None else b_high,
+                b_away_from_zero,
+            )
+            out.append(Sample((a, b), desc=f"{sa}x{sb}"))
+        a = make_array((3, 4), dtype, rng, low, high)
+        for s in scalars:
+            out.append(Sample((a, s), desc=f"scalar {s!r}", grad=isinstance(s, float)))
+        return out
+
+    return make
+
+
 def _fits(kw, dtype):
     """Whether the parameters are values of dtype: negative numbers would wrap in uint8."""
     return dtype != ember.uint8 or all(
@@ -92,7 +152,7 @@ def kwarg_samples(kwargs_list, low=-3.0, high=3.0):
         kwargs_list_ = [kw for kw in kwargs_list if _fits(kw, dtype)]
         out = [
             Sample((make_array(s, dtype, rng, low, high),), dict(kwargs_list_[0]), desc=f"{s}")
-            for s in base.SHAPES_UNARY
+            for s in SHAPES_UNARY
         ]
         for kw in kwargs_list_[1:]:
             out.append(Sample((make_array((3, 4), dtype, rng, low, high),), dict(kw), desc=f"{kw}"))
@@ -103,7 +163,7 @@ def kwarg_samples(kwargs_list, low=-3.0, high=3.0):
 
 def special_values_samples(dtype, rng):
     """Inputs with NaN and infinities (floating dtypes) for the predicates and nan_to_num."""
-    out = base.unary_samples()(dtype, rng)
+    out = unary_samples()(dtype, rng)
     if dtype in FLOATING:
         x = make_array((3, 4), dtype, rng)
         x.flat[[0, 5, 7]] = [np.nan, np.inf, -np.inf]
@@ -124,17 +184,56 @@ def nonzero_divisor_samples(dtype, rng):
     return out
 
 
-def _unary(name, ref, dtypes, **kw):
-    kw.setdefault("gradgrad", kw.get("grad", True))
-    return base._unary(name, getattr(ember, name), ref, dtypes, **kw)
+# ---- error samples and record builders -----------------------------------------------------
 
 
-def _binary(name, ref, dtypes, samples=None, **kw):
-    kw.setdefault("gradgrad", kw.get("grad", True))
-    spec = base._binary(name, getattr(ember, name), ref, dtypes, **kw)
-    if samples is not None:
-        spec.samples = samples
-    return spec
+def broadcast_error(fn, name):
+    return lambda: [
+        ErrorSample(
+            lambda: fn(ember.ones(2, 3), ember.ones(4)), RuntimeError, name, "shapes [2, 3] and [4]"
+        ),
+    ]
+
+
+def _compare(name, ref):
+    return OpSpec(
+        name,
+        getattr(ember, name),
+        ref,
+        ALL,
+        binary_samples(scalars=(1, 0.5)),
+        grad=False,
+        errors=broadcast_error(getattr(ember, name), name),
+    )
+
+
+def _unary(name, ref, dtypes, low=-3.0, high=3.0, away=False, grad=True, gradgrad=None):
+    """The record of ember.<name>(x); gradgrad defaults to grad."""
+    return OpSpec(
+        name,
+        getattr(ember, name),
+        ref,
+        dtypes,
+        unary_samples(low, high, away),
+        grad=grad,
+        gradgrad=grad if gradgrad is None else gradgrad,
+    )
+
+
+def _binary(name, ref, dtypes, samples=None, grad=True, gradgrad=None, **kw):
+    """The record of ember.<name>(a, b): binary_samples(**kw) unless `samples` is given;
+    gradgrad defaults to grad."""
+    fn = getattr(ember, name)
+    return OpSpec(
+        name,
+        fn,
+        ref,
+        dtypes,
+        binary_samples(**kw) if samples is None else samples,
+        grad=grad,
+        gradgrad=grad if gradgrad is None else gradgrad,
+        errors=broadcast_error(fn, name),
+    )
 
 
 def _with_kwargs(name, ref, dtypes, kwargs_list, low=-3.0, high=3.0, **kw):
@@ -157,6 +256,16 @@ def _predicate(name, ref):
 # ---- the records ---------------------------------------------------------------------------
 
 UNARY = [
+    _unary("neg", np.negative, NUMERIC),
+    _unary("abs", np.abs, NUMERIC, away=True),
+    # No gradcheck (sign is flat but at 0), yet gradgrad as the record always had: all zeros.
+    _unary("sign", np_sign, ALL, grad=False, gradgrad=True),
+    _unary("exp", as_float(np.exp), ALL),
+    _unary("log", as_float(np.log), ALL, low=0.1, high=4.0),
+    _unary("sqrt", as_float(np.sqrt), ALL, low=0.1, high=4.0),
+    _unary("tanh", as_float(np.tanh), ALL),
+    _unary("sigmoid", as_float(np_sigmoid), ALL),
+    _unary("relu", lambda x: np.maximum(x, 0), NUMERIC, away=True),
     _unary("square", np.square, NUMERIC),
     _unary("floor", np.floor, NUMERIC),
     _unary("ceil", np.ceil, NUMERIC),
@@ -334,30 +443,6 @@ PARAM = [
 ]
 
 
-def _logical_reduce_samples(p_nonzero):
-    """The reduction samples with elements zero at random (nonzero with probability p_nonzero),
-    so that all() and any() see both answers."""
-
-    def make(dtype, rng):
-        out = []
-        for s in base._reduce_samples(dtype, rng):
-            x = s.args[0]
-            keep = rng.random(np.shape(x)) < p_nonzero
-            x = np.where(keep, x if dtype == ember.bool else np.where(x == 0, 1, x), 0)
-            out.append(Sample((x.astype(np.asarray(s.args[0]).dtype),), s.kwargs, s.desc, False))
-        return out
-
-    return make
-
-
-def _np_all_any(f):
-    def ref(x, dim=None, keepdim=False):
-        axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
-        return f(x, axis=axis, keepdims=keepdim)
-
-    return ref
-
-
 def _isclose_samples(dtype, rng):
     out = []
     for kw in ({}, {"rtol": 0.1, "atol": 0.5}, {"equal_nan": True}):
@@ -389,24 +474,6 @@ def _same_dtype_error(name):
 
 
 LOGICAL = [
-    OpSpec(
-        "all",
-        lambda x, **kw: ember.all(x, **kw),
-        _np_all_any(np.all),
-        ALL,
-        _logical_reduce_samples(0.97),
-        grad=False,
-        errors=base.dim_error(lambda x, d: x.all(d), "all"),
-    ),
-    OpSpec(
-        "any",
-        lambda x, **kw: ember.any(x, **kw),
-        _np_all_any(np.any),
-        ALL,
-        _logical_reduce_samples(0.03),
-        grad=False,
-        errors=base.dim_error(lambda x, d: x.any(d), "any"),
-    ),
     OpSpec(
         "isclose",
         lambda a, b, **kw: ember.isclose(a, b, **kw),
@@ -525,6 +592,97 @@ def _inplace_ternary(spec):
     return OpSpec(name, fn, spec.ref, spec.dtypes, samples)
 
 
+ARITHMETIC = [
+    _binary("add", np.add, ALL),
+    _binary("sub", np.subtract, NUMERIC),
+    _binary("mul", np.multiply, ALL),
+    _binary("div", np_true_divide, ALL, b_away_from_zero=True, b_low=0.5, b_high=3.0),
+    _binary("pow", np_pow, NUMERIC, low=0.5, high=2.0, b_low=0, b_high=3, scalars=(2, 0.5)),
+]
+
+COMPARE = [
+    _compare("eq", np.equal),
+    _compare("ne", np.not_equal),
+    _compare("lt", np.less),
+    _compare("le", np.less_equal),
+    _compare("gt", np.greater),
+    _compare("ge", np.greater_equal),
+]
+
+
+def _where_samples(dtype, rng):
+    out = []
+    for sc, sa, sb in [
+        ((3, 4), (3, 4), (3, 4)),
+        ((3, 4), (4,), ()),
+        ((1, 4), (3, 1), (4,)),
+        ((), (2,), (2,)),
+        ((0, 2), (2,), (0, 2)),
+    ]:
+        cond = Fixed(np.asarray(rng.random(sc) < 0.5), ember.bool)
+        out.append(
+            Sample(
+                (cond, make_array(sa, dtype, rng), make_array(sb, dtype, rng)),
+                desc=f"{sc} {sa} {sb}",
+            )
+        )
+    return out
+
+
+OTHER = [
+    OpSpec(
+        "where",
+        ember.where,
+        lambda c, a, b: np.where(c, a, b),
+        ALL,
+        _where_samples,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.where(ember.ones(2), ember.ones(2), ember.ones(2)),
+                RuntimeError,
+                "boolean",
+                "float condition",
+            ),
+            ErrorSample(
+                lambda: ember.where(ember.ones(2).bool(), ember.ones(3), ember.ones(2)),
+                RuntimeError,
+                "where",
+                "broadcast",
+            ),
+        ],
+    ),
+    OpSpec(
+        "zero_",
+        lambda x: x.clone().zero_(),
+        lambda x: np.zeros_like(x),
+        ALL,
+        unary_samples(),
+    ),
+    OpSpec(
+        "fill_",
+        lambda x: x.clone().fill_(1),
+        lambda x: np.ones_like(x),
+        ALL,
+        unary_samples(),
+    ),
+    OpSpec(
+        "copy_",
+        lambda x, y: x.clone().copy_(y),
+        lambda x, y: np.broadcast_to(y, x.shape),
+        ALL,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r), make_array(s, d, r)), desc=f"{s}")
+            for s in [(3, 4), (4,), ()]
+        ],
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(3).copy_(ember.ones(4)), RuntimeError, "copy_", "shape mismatch"
+            )
+        ],
+    ),
+]
+
+
 def _np_shift_left(a, b):
     return np.left_shift(np.asarray(a, dtype=np.int64), b)
 
@@ -561,9 +719,9 @@ BINARY = [
         b_high=9,
         scalars=(1, 9),
     ),
-    base._compare("logical_and", np.logical_and),
-    base._compare("logical_or", np.logical_or),
-    base._compare("logical_xor", np.logical_xor),
+    _compare("logical_and", np.logical_and),
+    _compare("logical_or", np.logical_or),
+    _compare("logical_xor", np.logical_xor),
 ]
 
 
@@ -610,15 +768,86 @@ for _spec in BINARY[:3]:
     )
 
 
-# ---- in-place forms, derived from the records above -----------------------------------------
+# ---- in-place forms --------------------------------------------------------------------------
 
 
-def _kernel_dtypes(spec):
-    """The dtypes an in-place form accepts: those whose result self can hold. Ops that compute in
-    floating point for any input (recorded with ALL) take floating tensors only."""
-    if spec.name in INPLACE_FLOATING_ONLY:
-        return FLOATING
-    return spec.dtypes
+def _inplace(name, method, ref, dtypes, scalars=(2,)):
+    def fn(a, b):
+        out = a.clone()
+        getattr(out, method)(b)
+        return out
+
+    def samples(dtype, rng):
+        out = []
+        for sa, sb in [((5,), (5,)), ((3, 4), (4,)), ((3, 4), ()), ((0, 3), (3,))]:
+            low = 0.5 if name == "div_" else -3.0
+            out.append(
+                Sample(
+                    (
+                        make_array(sa, dtype, rng),
+                        make_array(sb, dtype, rng, low, 3.0, name == "div_"),
+                    ),
+                    desc=f"{sa}x{sb}",
+                )
+            )
+        # A bool tensor can only take a bool scalar in place (True + 2 is no bool).
+        for s in (True,) if dtype == ember.bool else scalars:
+            out.append(Sample((make_array((3, 4), dtype, rng), s), desc=f"scalar {s}", grad=False))
+        return out
+
+    def errors():
+        x = ember.ones(3, requires_grad=True)
+        return [
+            ErrorSample(
+                lambda: getattr(ember.ones(3), method)(ember.ones(2, 3)),
+                RuntimeError,
+                name,
+                "output shape vs broadcast",
+            ),
+            ErrorSample(
+                lambda: getattr(x, method)(ember.ones(3)),
+                RuntimeError,
+                "leaf",
+                "in-place on a leaf that requires grad",
+            ),
+        ]
+
+    return OpSpec(name, fn, ref, dtypes, samples, errors=errors, gradgrad=False)
+
+
+def _int_div_error():
+    return [
+        ErrorSample(
+            lambda: ember.ones(3, dtype=ember.int64).div_(2),
+            RuntimeError,
+            "can't be cast",
+            "int64 /= int",
+        )
+    ]
+
+
+# add_, sub_, mul_ and div_ have records of their own (the other in-place forms are derived).
+INPLACE = [
+    _inplace("add_", "add_", np.add, ALL),
+    _inplace("sub_", "sub_", np.subtract, NUMERIC),
+    _inplace("mul_", "mul_", np.multiply, ALL),
+    dataclasses.replace(_inplace("div_", "div_", np_true_divide, FLOATING), errors=_int_div_error),
+]
+
+
+# The dtypes of every registered op, by name (the registry gives (name, kind, dtypes,
+# differentiable) tuples). A derived in-place record takes its dtypes from here, and an op with
+# parameters has one only where the registry has its in-place form: neither is restated by hand.
+REGISTRY_DTYPES = {name: dtypes for name, _, dtypes, _ in ember._C._op_registry()}
+
+
+def _inplace_dtypes(spec):
+    """The dtypes self may have in spec's in-place form: those whose result self can hold, as the
+    registry declares them. An op that computes in floating point for any input (exp takes every
+    dtype) takes floating self only (exp_); test_undeclared_dtypes_raise then checks that exp_
+    refuses the others. An in-place form missing from the registry keeps spec's dtypes, so that
+    test_every_registered_op_has_a_record names it instead of this module failing to import."""
+    return REGISTRY_DTYPES.get(spec.name + "_", spec.dtypes)
 
 
 def inplace_of(spec, binary=False, compare=False):
@@ -670,8 +899,8 @@ def inplace_of(spec, binary=False, compare=False):
                 )
             ]
         first = samples(ember.float64, np.random.default_rng(0))[0]
-        args = tuple(base.to_tensor(a, ember.float64) for a in first.args[1:])
-        leaf = base.to_tensor(first.args[0], ember.float64).requires_grad_()
+        args = tuple(to_tensor(a, ember.float64) for a in first.args[1:])
+        leaf = to_tensor(first.args[0], ember.float64).requires_grad_()
         return [
             ErrorSample(
                 lambda: getattr(leaf, name)(*args, **first.kwargs),
@@ -685,7 +914,7 @@ def inplace_of(spec, binary=False, compare=False):
         name,
         fn,
         spec.ref,
-        _kernel_dtypes(spec),
+        _inplace_dtypes(spec),
         samples,
         grad=spec.grad and not compare,
         gradgrad=False,
@@ -693,32 +922,28 @@ def inplace_of(spec, binary=False, compare=False):
     )
 
 
-# Ops with an in-place form whose out-of-place record accepts every dtype because it computes in
-# floating point: in place, self must already be floating.
-INPLACE_FLOATING_ONLY = {
-    "exp", "log", "sqrt", "tanh", "sigmoid", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt",
-    "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-    "atanh", "erf", "erfc", "erfinv", "softsign", "logit", "atan2",
-}  # fmt: skip
-
-_PARAM_INPLACE = {"clamp", "hardtanh", "threshold", "leaky_relu", "elu", "celu", "logit", "round",
-                  "nan_to_num"}  # fmt: skip
-_BASE_UNARY = ["neg", "abs", "sign", "exp", "log", "sqrt", "tanh", "sigmoid", "relu"]
-_BASE_COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
-
-
 def records():
-    """Every record of this module, with the in-place forms of these ops and of the foundation's
-    unary, pow and comparison ops (add_, sub_, mul_, div_ have records of their own)."""
-    db = {s.name: s for s in base.OPS}
-    unary = UNARY + [db[n] for n in _BASE_UNARY] + [s for s in PARAM if s.name in _PARAM_INPLACE]
-    compare = [s for s in BINARY if s.name.startswith("logical_")] + [db[n] for n in _BASE_COMPARE]
-    binary = [s for s in BINARY if not s.name.startswith("logical_")] + [db["pow"]]
-    inplace = (
+    """Every record of this module, with the derived in-place forms: of every unary, arithmetic
+    (but those in INPLACE), binary and comparison op, of logical_not, and of the ops with
+    parameters that have one."""
+    hand_written = {s.name for s in INPLACE}
+    # An op with parameters has an in-place form exactly when the registry has one (softplus and
+    # gelu have none, as in PyTorch).
+    unary = UNARY + [s for s in PARAM if s.name + "_" in REGISTRY_DTYPES]
+    compare = [s for s in BINARY if s.name.startswith("logical_")] + COMPARE
+    binary = [
+        s
+        for s in ARITHMETIC + BINARY
+        if not s.name.startswith("logical_") and s.name + "_" not in hand_written
+    ]
+    derived = (
         [inplace_of(s) for s in unary]
         + [inplace_of(PREDICATES[-1], compare=True)]
         + [inplace_of(s, binary=True) for s in binary]
         + [inplace_of(s, binary=True, compare=True) for s in compare]
     )
     combined = COMBINED + [_inplace_ternary(s) for s in COMBINED]
-    return UNARY + PREDICATES + PARAM + BINARY + LOGICAL + combined + inplace
+    return (
+        UNARY + PREDICATES + PARAM + ARITHMETIC + BINARY + COMPARE + LOGICAL + combined + OTHER
+        + INPLACE + derived
+    )  # fmt: skip

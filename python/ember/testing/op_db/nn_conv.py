@@ -1,5 +1,5 @@
 """Op-table records of the neural-network ops: convolution (conv1d/2d/3d, conv_transpose1d/2d/3d)
-through oneDNN, linear and bilinear. Imported at the end of op_db.py.
+through oneDNN, linear and bilinear.
 
 The references are plain NumPy in float64: a convolution is a sum over kernel taps of strided
 slices of the padded input times one weight matrix; a transposed convolution scatters the same
@@ -14,7 +14,14 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing.op_db import FLOATING, NUMERIC, ErrorSample, OpSpec, Sample, make_array
+from ember.testing.op_db.spec import (
+    FLOATING,
+    NUMERIC,
+    OpSpec,
+    Sample,
+    error,
+    make_array,
+)
 
 # ---- NumPy references --------------------------------------------------------------------------
 
@@ -239,66 +246,66 @@ BILINEAR = [
 # ---- errors ------------------------------------------------------------------------------------
 
 
-def _err(make, exc, match, desc=""):
-    return ErrorSample(make, exc, match, desc or match)
-
-
 def _conv_errors():
     x, w = ember.ones(2, 4, 5, 5), ember.ones(3, 4, 3, 3)
     return [
-        _err(
+        error(
             lambda: F.conv2d(ember.ones(2, 5, 5, 5), w),
             RuntimeError,
             "to have 4 channels, but got 5",
         ),
-        _err(
+        error(
             lambda: F.conv2d(ember.ones(2, 4, 2, 2), w),
             RuntimeError,
             "Kernel size can't be greater",
         ),
-        _err(lambda: F.conv2d(x, w, stride=0), RuntimeError, "non-positive stride"),
-        _err(lambda: F.conv2d(x, w, padding=-1), RuntimeError, "negative padding"),
-        _err(lambda: F.conv2d(x, w, dilation=0), RuntimeError, "non-positive dilation"),
-        _err(lambda: F.conv2d(x, w, groups=0), RuntimeError, "non-positive groups"),
-        _err(lambda: F.conv2d(x, ember.ones(3, 2, 3, 3), groups=2), RuntimeError, "divisible by 2"),
-        _err(
+        error(lambda: F.conv2d(x, w, stride=0), RuntimeError, "non-positive stride"),
+        error(lambda: F.conv2d(x, w, padding=-1), RuntimeError, "negative padding"),
+        error(lambda: F.conv2d(x, w, dilation=0), RuntimeError, "non-positive dilation"),
+        error(lambda: F.conv2d(x, w, groups=0), RuntimeError, "non-positive groups"),
+        error(
+            lambda: F.conv2d(x, ember.ones(3, 2, 3, 3), groups=2), RuntimeError, "divisible by 2"
+        ),
+        error(
             lambda: F.conv2d(ember.ones(2, 3, 5, 5), ember.ones(4, 1, 3, 3), groups=2),
             RuntimeError,
             "to have 2 channels, but got 3",
         ),
-        _err(
+        error(
             lambda: F.conv2d(x, ember.ones(0, 4, 3, 3)), RuntimeError, "at least 1 at dimension 0"
         ),
-        _err(
+        error(
             lambda: F.conv2d(x, w, ember.ones(4)), RuntimeError, "bias to be 1-dimensional with 3"
         ),
-        _err(
+        error(
             lambda: F.conv2d(x, w, stride=2, padding="same"),
             RuntimeError,
             "not supported for strided",
         ),
-        _err(
+        error(
             lambda: F.conv2d(x, w, padding="full"), RuntimeError, "Invalid padding string: 'full'"
         ),
-        _err(lambda: F.conv2d(x, w, padding=1.5), TypeError, "padding must be"),
-        _err(
+        error(lambda: F.conv2d(x, w, padding=1.5), TypeError, "padding must be"),
+        error(
             lambda: F.conv2d(ember.ones(5, 5), w),
             RuntimeError,
             "Expected 3D (unbatched) or 4D (batched)",
         ),
-        _err(lambda: F.conv2d(x, ember.ones(3, 4, 3)), RuntimeError, "expected a weight of 4 dims"),
-        _err(lambda: F.conv2d(x, w, stride=(1, 2, 3)), RuntimeError, "a list of 2 values"),
-        _err(lambda: F.conv2d(x.double(), w), RuntimeError, "same dtype"),
-        _err(
+        error(
+            lambda: F.conv2d(x, ember.ones(3, 4, 3)), RuntimeError, "expected a weight of 4 dims"
+        ),
+        error(lambda: F.conv2d(x, w, stride=(1, 2, 3)), RuntimeError, "a list of 2 values"),
+        error(lambda: F.conv2d(x.double(), w), RuntimeError, "same dtype"),
+        error(
             lambda: F.conv2d(x, w, ember.ones(3, dtype=ember.float64)), RuntimeError, "same dtype"
         ),
-        _err(lambda: F.conv2d(x.long(), w.long()), TypeError, "floating-point"),
-        _err(
+        error(lambda: F.conv2d(x.long(), w.long()), TypeError, "floating-point"),
+        error(
             lambda: F.conv1d(ember.ones(2, 4, 5, 5), ember.ones(3, 4, 3)),
             RuntimeError,
             "Expected 2D (unbatched) or 3D (batched)",
         ),
-        _err(
+        error(
             lambda: F.conv3d(ember.ones(1, 4, 2, 5, 5), ember.ones(3, 4, 3, 3, 3)),
             RuntimeError,
             "Kernel size can't be greater",
@@ -310,39 +317,39 @@ def _conv_transpose_errors():
     x = ember.ones(2, 4, 5, 5)
     w = ember.ones(4, 3, 3, 3)
     return [
-        _err(
+        error(
             lambda: F.conv_transpose2d(x, w, stride=2, output_padding=2),
             RuntimeError,
             "output padding must be smaller",
         ),
-        _err(
+        error(
             lambda: F.conv_transpose2d(x, w, output_padding=-1),
             RuntimeError,
             "negative output_padding",
         ),
-        _err(
+        error(
             lambda: F.conv_transpose2d(x, ember.ones(3, 3, 3, 3)),
             RuntimeError,
             "to have 3 channels, but got 4",
         ),
-        _err(lambda: F.conv_transpose2d(x, w, groups=3), RuntimeError, "divisible by 3"),
-        _err(
+        error(lambda: F.conv_transpose2d(x, w, groups=3), RuntimeError, "divisible by 3"),
+        error(
             lambda: F.conv_transpose2d(ember.ones(1, 4, 1, 1), ember.ones(4, 3, 1, 1), padding=2),
             RuntimeError,
             "Output size is too small",
         ),
-        _err(
+        error(
             lambda: F.conv_transpose2d(x, w, ember.ones(4)),
             RuntimeError,
             "bias to be 1-dimensional with 3",
         ),
-        _err(lambda: F.conv_transpose2d(x, w, padding="same"), TypeError, "padding"),
-        _err(
+        error(lambda: F.conv_transpose2d(x, w, padding="same"), TypeError, "padding"),
+        error(
             lambda: F.conv_transpose1d(x, ember.ones(4, 3, 3)),
             RuntimeError,
             "Expected 2D (unbatched) or 3D (batched)",
         ),
-        _err(
+        error(
             lambda: F.conv_transpose3d(ember.ones(1, 4, 2, 2, 2), ember.ones(4, 3, 2, 2)),
             RuntimeError,
             "expected a weight of 5 dims",
@@ -352,24 +359,24 @@ def _conv_transpose_errors():
 
 def _linear_errors():
     return [
-        _err(
+        error(
             lambda: F.linear(ember.ones(2, 3), ember.ones(4, 5)),
             RuntimeError,
             "shapes cannot be multiplied",
         ),
-        _err(lambda: F.linear(ember.ones(()), ember.ones(4, 3)), RuntimeError, "at least 1D"),
-        _err(
+        error(lambda: F.linear(ember.ones(()), ember.ones(4, 3)), RuntimeError, "at least 1D"),
+        error(
             lambda: F.linear(ember.ones(2, 3), ember.ones(4, 3), ember.ones(5)),
             RuntimeError,
             "broadcasts",
         ),
-        _err(lambda: F.linear(ember.ones(2, 3), ember.ones(4, 3, 1)), RuntimeError, "1 or 2 dims"),
-        _err(
+        error(lambda: F.linear(ember.ones(2, 3), ember.ones(4, 3, 1)), RuntimeError, "1 or 2 dims"),
+        error(
             lambda: F.linear(ember.ones(2, 3), ember.ones(4, 3).double()),
             RuntimeError,
             "same dtype",
         ),
-        _err(
+        error(
             lambda: F.linear(ember.ones(2, 3).bool(), ember.ones(4, 3).bool()),
             TypeError,
             "dtype bool",
@@ -380,26 +387,26 @@ def _linear_errors():
 def _bilinear_errors():
     a, b, w = ember.ones(2, 3), ember.ones(2, 4), ember.ones(5, 3, 4)
     return [
-        _err(
+        error(
             lambda: F.bilinear(a, b, ember.ones(5, 2, 4)),
             RuntimeError,
             "input1 size does not match",
         ),
-        _err(
+        error(
             lambda: F.bilinear(a, ember.ones(2, 5), w), RuntimeError, "input2 size does not match"
         ),
-        _err(
+        error(
             lambda: F.bilinear(a, ember.ones(3, 4), w),
             RuntimeError,
             "batch dimensions do not match",
         ),
-        _err(lambda: F.bilinear(a, b, w, ember.ones(4)), RuntimeError, "bias size does not match"),
-        _err(
+        error(lambda: F.bilinear(a, b, w, ember.ones(4)), RuntimeError, "bias size does not match"),
+        error(
             lambda: F.bilinear(ember.ones(2, 2, 3), b, w),
             RuntimeError,
             "input dimensions do not match",
         ),
-        _err(lambda: F.bilinear(a, b.double(), w), RuntimeError, "same dtype"),
+        error(lambda: F.bilinear(a, b.double(), w), RuntimeError, "same dtype"),
     ]
 
 

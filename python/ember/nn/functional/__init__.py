@@ -1,0 +1,41 @@
+"""ember.nn.functional: PyTorch's functional interface over ember's C++ ops, one module per
+topic. This module only gathers them: each part's public names (its __all__) are this module's.
+
+The parts import ember and ember._C, and some a public function of another part (loss imports
+distance; attention imports activation, conv, dropouts and shape), never this package nor
+ember.nn: `import ember.nn` imports this package while ember.nn is still being initialised, so
+importing either back would read a half-built module.
+"""
+
+from ember.nn.functional import (
+    activation,
+    attention,
+    conv,
+    distance,
+    dropouts,
+    embeddings,
+    loss,
+    norm,
+    pool,
+    resample,
+    shape,
+)
+from ember.nn.functional.activation import *  # noqa: F403
+from ember.nn.functional.attention import *  # noqa: F403
+from ember.nn.functional.conv import *  # noqa: F403
+from ember.nn.functional.distance import *  # noqa: F403
+from ember.nn.functional.dropouts import *  # noqa: F403
+from ember.nn.functional.embeddings import *  # noqa: F403
+from ember.nn.functional.loss import *  # noqa: F403
+from ember.nn.functional.norm import *  # noqa: F403
+from ember.nn.functional.pool import *  # noqa: F403
+from ember.nn.functional.resample import *  # noqa: F403
+from ember.nn.functional.shape import *  # noqa: F403
+
+# dropouts and embeddings are plural so that no part's name shadows a function (F.dropout,
+# F.embedding) once the star imports bind the functions.
+_PARTS = (
+    activation, shape, conv, pool, resample, norm, dropouts, loss, embeddings, distance, attention,
+)  # fmt: skip
+
+__all__ = [name for part in _PARTS for name in part.__all__]

@@ -1,0 +1,200 @@
+"""Op-table records of the creation ops: empty, empty_strided, scalar_tensor, zeros, ones, full,
+arange, linspace, eye, tensor and the *_like forms of empty, zeros, ones and full.
+
+Ops whose output is not a function of the inputs (empty) have a `check` instead of a reference;
+the creation ops are called with the dtype under test (OpSpec.creation)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import ember
+from ember.testing.op_db.spec import (
+    ALL,
+    NUMERIC,
+    NUMPY_DTYPE,
+    ErrorSample,
+    OpSpec,
+    Sample,
+    size_samples,
+    to_numpy,
+    unary_samples,
+)
+
+
+def _creation_check(expected_fill):
+    def check(out, sample, dtype):
+        assert out.dtype == dtype
+        want = np.full(out.shape, expected_fill).astype(NUMPY_DTYPE.get(dtype, np.float32))
+        np.testing.assert_array_equal(to_numpy(out), want.astype(to_numpy(out).dtype))
+
+    return check
+
+
+def _shape_check(out, sample, dtype):
+    assert out.dtype == dtype
+    assert tuple(out.shape) == tuple(sample.kwargs["size"])
+
+
+def _strides_check(out, strides):
+    assert tuple(out.stride()) == tuple(strides), (out.stride(), strides)
+
+
+RECORDS = [
+    OpSpec(
+        "empty",
+        lambda size, dtype: ember.empty(*size, dtype=dtype),
+        None,
+        ALL,
+        size_samples([(2, 3), (0,), ()]),
+        grad=False,
+        check=_shape_check,
+        errors=lambda: [
+            ErrorSample(lambda: ember.empty(2, -1), RuntimeError, "empty", "negative size")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "zeros",
+        lambda size, dtype: ember.zeros(*size, dtype=dtype),
+        None,
+        ALL,
+        size_samples([(2, 3), (0,), ()]),
+        grad=False,
+        check=_creation_check(0),
+        errors=lambda: [
+            ErrorSample(lambda: ember.zeros(-2), RuntimeError, "zeros", "negative size")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "empty_strided",
+        lambda size, stride, dtype: ember.empty_strided(size, stride, dtype=dtype),
+        None,
+        ALL,
+        lambda d, r: [Sample(((2, 3), (1, 2)), desc="(2,3) strides (1,2)", grad=False)],
+        grad=False,
+        check=lambda out, s, d: (
+            _shape_check(out, Sample((), {"size": s.args[0]}), d),
+            _strides_check(out, s.args[1]),
+        ),
+        creation=True,
+    ),
+    OpSpec(
+        "scalar_tensor",
+        lambda v, dtype: ember.scalar_tensor(v, dtype=dtype),
+        lambda v: np.array(v),
+        ALL,
+        lambda d, r: [Sample((1,), desc="1")],
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "ones",
+        lambda size, dtype: ember.ones(*size, dtype=dtype),
+        None,
+        ALL,
+        size_samples([(2, 3), (0,), ()]),
+        grad=False,
+        check=_creation_check(1),
+        creation=True,
+    ),
+    OpSpec(
+        "full",
+        lambda size, dtype: ember.full(size, 7, dtype=dtype),
+        None,
+        ALL,
+        size_samples([(2, 3), ()]),
+        grad=False,
+        check=_creation_check(7),
+        creation=True,
+    ),
+    OpSpec(
+        "arange",
+        lambda dtype: ember.arange(1, 11, 3, dtype=dtype),
+        lambda: np.arange(1, 11, 3),
+        NUMERIC,
+        lambda d, r: [Sample((), desc="1..11 step 3")],
+        grad=False,
+        errors=lambda: [
+            ErrorSample(lambda: ember.arange(0, 5, 0), RuntimeError, "step", "zero step"),
+            ErrorSample(lambda: ember.arange(5, 0, 1), RuntimeError, "arange", "wrong direction"),
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "linspace",
+        lambda dtype: ember.linspace(-2, 10, 7, dtype=dtype),
+        lambda: np.linspace(-2, 10, 7),
+        NUMERIC,
+        lambda d, r: [Sample((), desc="-2..10 x7")],
+        grad=False,
+        errors=lambda: [
+            ErrorSample(lambda: ember.linspace(0, 1, -1), RuntimeError, "steps", "negative steps")
+        ],
+        creation=True,
+    ),
+    OpSpec(
+        "eye",
+        lambda dtype: ember.eye(3, 4, dtype=dtype),
+        lambda: np.eye(3, 4),
+        ALL,
+        lambda d, r: [Sample((), desc="3x4")],
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "empty_like",
+        lambda x: ember.empty_like(x),
+        None,
+        ALL,
+        unary_samples(),
+        grad=False,
+        check=lambda out, s, d: None,
+    ),
+    OpSpec(
+        "zeros_like",
+        lambda x: ember.zeros_like(x),
+        lambda x: np.zeros_like(x),
+        ALL,
+        unary_samples(),
+        grad=False,
+    ),
+    OpSpec(
+        "ones_like",
+        lambda x: ember.ones_like(x),
+        lambda x: np.ones_like(x),
+        ALL,
+        unary_samples(),
+        grad=False,
+    ),
+    OpSpec(
+        "full_like",
+        lambda x: ember.full_like(x, 3),
+        lambda x: np.full_like(x, 3),
+        ALL,
+        unary_samples(),
+        grad=False,
+    ),
+    OpSpec(
+        "tensor",
+        lambda dtype: ember.tensor([[1, 2], [3, 4]], dtype=dtype),
+        lambda: np.array([[1, 2], [3, 4]]),
+        ALL,
+        lambda d, r: [Sample((), desc="2x2")],
+        grad=False,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.tensor([[1, 2], [3]]),
+                ValueError,
+                "expected sequence of length 2",
+                "ragged",
+            )
+        ],
+        creation=True,
+    ),
+]
+
+
+def records():
+    return RECORDS

@@ -1,0 +1,263 @@
+"""Op-table records of the statistics: nansum, count_nonzero, var / std (and with the mean),
+logsumexp, the vector and matrix norms and norm."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import ember
+from ember.testing.op_db.spec import (
+    ALL,
+    FLOATING,
+    ErrorSample,
+    OpSpec,
+    Sample,
+    dim_error,
+    make_array,
+    np_axis,
+    reduce_samples,
+    sum_ref,
+)
+
+
+def np_var(a, dim=None, unbiased=None, keepdim=False, correction=None):
+    c = correction if correction is not None else (0 if unbiased is False else 1)
+    axis = np_axis(dim)
+    n = a.size if axis is None else np.prod([a.shape[d] for d in np.atleast_1d(axis)])
+    m = np.mean(a, axis=axis, keepdims=True)
+    return np.sum((a - m) ** 2, axis=axis, keepdims=keepdim) / max(0, n - c)
+
+
+def np_std(*args, **kw):
+    return np.sqrt(np_var(*args, **kw))
+
+
+def np_var_mean(a, dim=None, unbiased=None, keepdim=False, correction=None):
+    return np_var(a, dim, unbiased, keepdim, correction), np.mean(
+        a, axis=np_axis(dim), keepdims=keepdim
+    )
+
+
+def np_std_mean(a, dim=None, unbiased=None, keepdim=False, correction=None):
+    v, m = np_var_mean(a, dim, unbiased, keepdim, correction)
+    return np.sqrt(v), m
+
+
+def np_logsumexp(a, dim, keepdim=False):
+    a = np.asarray(a, dtype=np.float64)
+    m = np.max(a, axis=np_axis(dim), keepdims=True) if a.size else 0.0
+    m = np.where(np.isfinite(m), m, 0.0)
+    out = np.log(np.sum(np.exp(a - m), axis=np_axis(dim), keepdims=True)) + m
+    return out if keepdim else np.squeeze(out, axis=np_axis(dim))
+
+
+def np_vector_norm(a, ord=2, dim=None, keepdim=False):
+    axis = np_axis(dim) if dim not in (None, ()) else None
+    x = np.abs(a)
+    if ord == np.inf:
+        return np.max(x, axis=axis, keepdims=keepdim)
+    if ord == -np.inf:
+        return np.min(x, axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(np.float64)
+    return np.sum(x**ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+
+
+def np_matrix_norm(a, ord="fro", dim=(-2, -1), keepdim=False):
+    out = np.linalg.norm(a, ord=ord, axis=tuple(dim), keepdims=keepdim)
+    return out
+
+
+# ---- samples ---------------------------------------------------------------------------------
+
+
+def _nan_samples(dtype, rng):
+    out = reduce_samples(dtype, rng)[:9]
+    if dtype in FLOATING:
+        x = make_array((3, 4), dtype, rng)
+        x[0, 1] = x[2, 3] = np.nan
+        out.append(Sample((x,), {"dim": 1}, desc="nan", grad=False))
+    return out
+
+
+def _var_samples(dtype, rng):
+    out = []
+    for shape, kw in [
+        ((5,), {}),
+        ((3, 4), {"dim": 0}),
+        ((3, 4), {"dim": 1, "keepdim": True}),
+        ((2, 3, 4), {"dim": (0, 2)}),
+        ((3, 4), {"correction": 0}),
+        ((3, 4), {"dim": 1, "unbiased": False}),
+        ((3, 4), {"correction": 2.5}),
+        ((40, 300), {"dim": 0}),
+        ((1000,), {}),
+    ]:
+        out.append(Sample((make_array(shape, dtype, rng) + 100,), kw, desc=f"{shape} {kw}"))
+    return out
+
+
+def _logsumexp_samples(dtype, rng):
+    cases = [
+        ((5,), {"dim": 0}),
+        ((3, 4), {"dim": 1}),
+        ((3, 4), {"dim": (0, 1), "keepdim": True}),
+        ((2, 3, 4), {"dim": -1}),
+        ((), {"dim": 0}),
+        ((0, 3), {"dim": 1}),
+    ]
+    out = [Sample((make_array(s, dtype, rng),), kw, desc=f"{s} {kw}") for s, kw in cases]
+    if dtype in FLOATING:
+        out.append(
+            Sample((np.array([[800.0, 799.0], [-np.inf, -np.inf]]),), {"dim": 1}, "big", grad=False)
+        )
+    return out
+
+
+def _norm_samples(dtype, rng):
+    out = []
+    for shape, kw in [
+        ((5,), {}),
+        ((3, 4), {"ord": 1, "dim": 1}),
+        ((3, 4), {"ord": 3.0}),
+        ((2, 3, 4), {"ord": np.inf, "dim": (0, 2)}),
+        ((3, 4), {"ord": -np.inf, "dim": 0}),
+        ((3, 4), {"ord": 0, "dim": 1}),
+        ((3, 4), {"dim": 1, "keepdim": True}),
+        ((), {}),
+        ((0, 3), {"dim": 1}),
+    ]:
+        grad = kw.get("ord", 2) != 0
+        out.append(
+            Sample((make_array(shape, dtype, rng, away_from_zero=True),), kw, f"{shape} {kw}", grad)
+        )
+    return out
+
+
+def _matrix_norm_samples(dtype, rng):
+    out = []
+    for shape, kw in [
+        ((3, 4), {}),
+        ((2, 3, 4), {"ord": 1}),
+        ((3, 4), {"ord": np.inf, "keepdim": True}),
+        ((2, 3, 4), {"ord": -1, "dim": (0, 2)}),
+        ((3, 4), {"ord": -np.inf}),
+    ]:
+        out.append(
+            Sample((make_array(shape, dtype, rng, away_from_zero=True),), kw, f"{shape} {kw}")
+        )
+    return out
+
+
+def _float_only_error(fn, name):
+    return lambda: [
+        ErrorSample(lambda: fn(ember.ones(3, dtype=ember.int64)), TypeError, name, "integer input")
+    ]
+
+
+RECORDS = [
+    OpSpec(
+        "nansum",
+        lambda x, **kw: ember.nansum(x, **kw),
+        lambda a, dim=None, keepdim=False: sum_ref(
+            np.where(np.isnan(a), 0, a) if a.dtype.kind == "f" else a, dim, keepdim
+        ),
+        ALL,
+        _nan_samples,
+        gradgrad=True,
+    ),
+    OpSpec(
+        "count_nonzero",
+        lambda x, **kw: ember.count_nonzero(x, **kw),
+        lambda a, dim=None: np.count_nonzero(a, axis=np_axis(dim)),
+        ALL,
+        lambda dt, rng: [
+            Sample(s.args, {k: v for k, v in s.kwargs.items() if k != "keepdim"}, s.desc, False)
+            for s in reduce_samples(dt, rng)
+        ],
+        grad=False,
+    ),
+    OpSpec(
+        "var",
+        lambda x, **kw: ember.var(x, **kw),
+        np_var,
+        FLOATING,
+        _var_samples,
+        gradgrad=True,
+        errors=_float_only_error(ember.var, "var"),
+    ),
+    OpSpec(
+        "std",
+        lambda x, **kw: ember.std(x, **kw),
+        np_std,
+        FLOATING,
+        _var_samples,
+        gradgrad=True,
+        errors=_float_only_error(ember.std, "std"),
+    ),
+    OpSpec(
+        "var_mean", lambda x, **kw: ember.var_mean(x, **kw), np_var_mean, FLOATING, _var_samples
+    ),
+    OpSpec(
+        "std_mean", lambda x, **kw: ember.std_mean(x, **kw), np_std_mean, FLOATING, _var_samples
+    ),
+    OpSpec(
+        "logsumexp",
+        lambda x, **kw: ember.logsumexp(x, **kw),
+        np_logsumexp,
+        ALL,
+        _logsumexp_samples,
+        gradgrad=True,
+        errors=dim_error(lambda x, d: x.logsumexp(d), "logsumexp"),
+    ),
+    OpSpec(
+        "linalg.vector_norm",
+        lambda x, **kw: ember.linalg.vector_norm(x, **kw),
+        np_vector_norm,
+        FLOATING,
+        _norm_samples,
+        gradgrad=True,
+        errors=_float_only_error(ember.linalg.vector_norm, "vector_norm"),
+    ),
+    OpSpec(
+        "linalg.matrix_norm",
+        lambda x, **kw: ember.linalg.matrix_norm(x, **kw),
+        np_matrix_norm,
+        FLOATING,
+        _matrix_norm_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.linalg.matrix_norm(ember.ones(3, 3), "nuc"),
+                NotImplementedError,
+                "singular value",
+                "nuc",
+            ),
+            ErrorSample(
+                lambda: ember.linalg.matrix_norm(ember.ones(3)),
+                RuntimeError,
+                "2 or more dims",
+                "1-d",
+            ),
+        ],
+    ),
+    OpSpec(
+        "norm",
+        lambda x, p="fro", **kw: ember.norm(x, p, **kw),
+        lambda a, p="fro", dim=None, keepdim=False: np_vector_norm(
+            a, 2 if p == "fro" else p, dim, keepdim
+        ),
+        FLOATING,
+        lambda dt, rng: [
+            Sample(
+                s.args, {("p" if k == "ord" else k): v for k, v in s.kwargs.items()}, s.desc, s.grad
+            )
+            for s in _norm_samples(dt, rng)
+        ],
+        gradgrad=True,
+    ),
+]
+
+
+def records():
+    return RECORDS

@@ -178,7 +178,7 @@ def test_bad_input_raises(spec):
 
 
 def test_every_registered_op_has_a_record():
-    registry = {name: dtypes for name, kind, dtypes, diff in ember._C._op_registry()}
+    registry = {name: dtypes for name, kind, dtypes, *_ in ember._C._op_registry()}
     missing = sorted(set(registry) - set(OP_DB))
     unknown = sorted(set(OP_DB) - set(registry))
     assert not missing, f"ops without an op_db record: {missing}"
@@ -187,7 +187,7 @@ def test_every_registered_op_has_a_record():
 
 @pytest.mark.parametrize("spec", OPS, ids=lambda s: s.name)
 def test_declared_dtypes_match_registry(spec):
-    registry = {name: dtypes for name, kind, dtypes, diff in ember._C._op_registry()}
+    registry = {name: dtypes for name, kind, dtypes, *_ in ember._C._op_registry()}
     assert set(registry[spec.name]) == set(spec.dtypes), spec.name
 
 
@@ -206,6 +206,19 @@ def test_every_record_comes_from_one_topic_module():
     twice = sorted(name for name, n in collections.Counter(names).items() if n > 1)
     assert not twice, f"records named twice: {twice}"
     assert len(OP_DB) == len(OPS)
+
+
+def test_every_record_is_in_its_ops_topic():
+    """A record lives in op_db/<topic>.py for the topic of its op in the registry (the C++ file
+    ops/<topic>.cpp that registers it): one topic, one name in every layer."""
+    topic_of = {name: topic for name, *_, topic in ember._C._op_registry()}
+    misplaced = [
+        f"{spec.name} in {module.__name__.rsplit('.', 1)[1]}.py, registered in {topic_of[spec.name]}"
+        for module in op_db.TOPICS
+        for spec in module.records()
+        if spec.name in topic_of and topic_of[spec.name] != module.__name__.rsplit(".", 1)[1]
+    ]
+    assert not misplaced, misplaced
 
 
 def _imported(path):

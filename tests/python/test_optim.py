@@ -477,17 +477,17 @@ def test_fused_ops_report_bad_lists():
     p = ember.zeros(3, dtype=ember.float64)
     g = ember.zeros(2, dtype=ember.float64)
     s = ember.zeros(())
-    with pytest.raises(RuntimeError, match=r"\[adam_\] grads\[0\] has shape"):
+    with pytest.raises(RuntimeError, match=r"\[fused_adam_\] grads\[0\] has shape"):
         ember._C._optim.adam_(
             [p], [g], [p.clone()], [p.clone()], [], [s], lr=0.1, beta1=0.9, beta2=0.999,
             weight_decay=0, eps=1e-8, amsgrad=False, maximize=False,
         )  # fmt: skip
-    with pytest.raises(TypeError, match=r"\[sgd_\] params\[0\] has dtype int64"):
+    with pytest.raises(TypeError, match=r"\[fused_sgd_\] params\[0\] has dtype int64"):
         ember._C._optim.sgd_(
             [ember.zeros(2, dtype=ember.int64)], [ember.zeros(2, dtype=ember.int64)], [],
             lr=0.1, momentum=0, dampening=0, weight_decay=0, nesterov=False, maximize=False,
         )  # fmt: skip
-    with pytest.raises(ValueError, match=r"\[adagrad_\] expected 1 state_sums"):
+    with pytest.raises(ValueError, match=r"\[fused_adagrad_\] expected 1 state_sums"):
         ember._C._optim.adagrad_(
             [p], [p.clone()], [], [s], lr=0.1, lr_decay=0, weight_decay=0, eps=1e-10,
             maximize=False,

@@ -6,34 +6,14 @@ only collects them: OPS (every record) and OP_DB (name -> record). A test fails 
 registry has no record here, or a record names no registered op (tests/python/test_ops.py).
 
 The topic modules import spec.py and never each other nor this package, so there is no import
-loop: a new topic is a module here and a line in TOPICS.
+loop: a new topic of the registry (ops/<topic>.cpp) is a module here of the same name.
 """
 
 from __future__ import annotations
 
-from ember.testing.op_db import (
-    creation,
-    elementwise,
-    indexing,
-    linalg,
-    nn_attention,
-    nn_conv,
-    nn_dropout,
-    nn_embedding,
-    nn_loss,
-    nn_norm,
-    nn_pool,
-    nn_resample,
-    nn_rnn,
-    random,
-    reduce,
-    scan,
-    shape,
-    softmax,
-    sort,
-    statistics,
-    view,
-)
+import importlib
+
+import ember
 
 # What the tests import from ember.testing.op_db.
 from ember.testing.op_db.spec import (
@@ -46,12 +26,12 @@ from ember.testing.op_db.spec import (
     to_tensor,
 )
 
-# In the order of the tests' parametrisation.
-TOPICS = (
-    creation, random, view, elementwise, reduce, softmax, statistics, shape, indexing, sort,
-    scan, linalg, nn_conv, nn_pool, nn_resample, nn_norm, nn_dropout, nn_loss, nn_embedding,
-    nn_rnn, nn_attention,
-)  # fmt: skip
+# One module per topic of the C++ registry (OpInfo::topic: ops/<topic>.cpp), in the registry's
+# order, which is the order of the tests' parametrisation.
+TOPICS = tuple(
+    importlib.import_module(f"{__name__}.{topic}")
+    for topic in dict.fromkeys(topic for *_, topic in ember._C._op_registry())
+)
 
 OPS: list[OpSpec] = [spec for topic in TOPICS for spec in topic.records()]
 OP_DB = {spec.name: spec for spec in OPS}

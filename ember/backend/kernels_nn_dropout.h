@@ -11,9 +11,9 @@ namespace ember {
 struct DropoutKernels {
   // Dropout: out and in (any floating dtype) have the same sizes and strides and are dense (their
   // elements fill one block of memory, in any dim order; they may be the same tensor). Element i in
-  // memory order is kept when its random word (Note [Dropout mask] in backend/cpu/nn_dropout.cpp, from
-  // Philox with `key` and counters from `counter`) is below `threshold`; out = in * (kept ? mul :
-  // 0) + (kept ? add_kept : add_dropped), computed in in's op-math type.
+  // memory order is kept when its random word (Note [Dropout mask] in backend/cpu/nn_dropout.cpp,
+  // from Philox with `key` and counters from `counter`) is below `threshold`; out = in * (kept ?
+  // mul : 0) + (kept ? add_kept : add_dropped), computed in in's op-math type.
   using Dropout = void (*)(const Tensor& out,
                            const Tensor& in,
                            uint64_t key,

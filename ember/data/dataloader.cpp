@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "ember/ops/creation.h"
-#include "ember/ops/shape.h"
 #include "ember/ops/random.h"
+#include "ember/ops/shape.h"
 
 namespace ember::data {
 namespace detail {

@@ -7,10 +7,10 @@
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/nn_conv.h"
+#include "ember/ops/nn_dropout.h"
 #include "ember/ops/nn_norm.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/softmax.h"
-#include "ember/ops/nn_dropout.h"
 
 namespace ember::nn {
 

@@ -1,8 +1,8 @@
 #include "ember/nn/dropout.h"
 
 #include "ember/nn/repr_util.h"
-#include "ember/ops/nn_norm.h"
 #include "ember/ops/nn_dropout.h"
+#include "ember/ops/nn_norm.h"
 
 namespace ember::nn {
 

@@ -3,8 +3,8 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/nn/init.h"
 #include "ember/ops/creation.h"
-#include "ember/ops/nn_loss.h"
 #include "ember/ops/nn_embedding.h"
+#include "ember/ops/nn_loss.h"
 
 namespace ember::nn {
 

@@ -146,8 +146,8 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got ", steps);
   if (!o.dtype_) o.dtype_ = get_default_dtype();
   Tensor t = empty({steps}, o.requires_grad(false));
-  kernel(kernels(t.device()).creation.range, t.device(), "linspace")(t, start.to_double(), end.to_double(),
-                                                            true);
+  kernel(kernels(t.device()).creation.range, t.device(), "linspace")(t, start.to_double(),
+                                                                     end.to_double(), true);
   return finish(t, o);
 }
 

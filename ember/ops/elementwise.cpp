@@ -7,9 +7,9 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
+#include "ember/core/math.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
-#include "ember/core/math.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
@@ -164,8 +164,8 @@ Tensor param_unary_forward(ParamUnaryOp op, const Tensor& x, const UnaryParams& 
   const auto& info = kParamUnary[int(op)];
   const DType dt = compute_dtype(info, x.dtype());
   Tensor out = new_output(x.sizes(), dt, x.device(), &x);
-  kernel(kernels(x.device()).elementwise.param_unary[int(op)], x.device(), info.name)(out, cast(x, dt),
-                                                                          p.data());
+  kernel(kernels(x.device()).elementwise.param_unary[int(op)], x.device(), info.name)(
+      out, cast(x, dt), p.data());
   return out;
 }
 
@@ -345,11 +345,12 @@ Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
   return out;
 }
 
-#define EMBER_DEFINE_PREDICATE(name, F)                                                       \
-  Tensor name(const Tensor& x) {                                                              \
-    Tensor out = new_output(x.sizes(), kBool, x.device(), &x);                                \
-    kernel(kernels(x.device()).elementwise.predicate[int(PredicateOp::name)], x.device(), #name)(out, x); \
-    return out;                                                                               \
+#define EMBER_DEFINE_PREDICATE(name, F)                                                           \
+  Tensor name(const Tensor& x) {                                                                  \
+    Tensor out = new_output(x.sizes(), kBool, x.device(), &x);                                    \
+    kernel(kernels(x.device()).elementwise.predicate[int(PredicateOp::name)], x.device(), #name)( \
+        out, x);                                                                                  \
+    return out;                                                                                   \
   }
 EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
 #undef EMBER_DEFINE_PREDICATE
@@ -357,60 +358,63 @@ EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
 // ---- binary ops
 // ------------------------------------------------------------------------------------
 
-#define EMBER_DEFINE_BINARY(name, F, dtypes, to_float, saves, grad_a_expr, grad_b_expr)         \
-  namespace {                                                                                   \
-  void record_##name(const Tensor& a, const Tensor& b, const Tensor& out) {                     \
-    record_binary<saves>(                                                                       \
-        kBinary[int(BinaryOp::name)].backward_name, a, b, out,                                  \
-        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {    \
-          (void)a, (void)b, (void)out;                                                          \
-          return grad_a_expr;                                                                   \
-        },                                                                                      \
-        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {    \
-          (void)a, (void)b, (void)out;                                                          \
-          return grad_b_expr;                                                                   \
-        });                                                                                     \
-  }                                                                                             \
-  }                                                                                             \
-  Tensor name(const Tensor& a, const Tensor& b) {                                               \
-    const auto& info = kBinary[int(BinaryOp::name)];                                            \
-    check_divisor(BinaryOp::name, result_type(a, b), b);                                        \
-    Tensor out = binary_tt(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)], false, a, b); \
-    if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);          \
-    return out;                                                                                 \
-  }                                                                                             \
-  Tensor name(const Tensor& a, const Scalar& b) {                                               \
-    const auto& info = kBinary[int(BinaryOp::name)];                                            \
-    check_scalar_operand(BinaryOp::name, a, b);                                                 \
-    check_divisor(BinaryOp::name, result_type(a, b), b);                                        \
-    Tensor out =                                                                                \
-        binary_ts(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)], false, a, b, false);   \
-    if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out);  \
-    return out;                                                                                 \
-  }                                                                                             \
-  Tensor name(const Scalar& a, const Tensor& b) {                                               \
-    const auto& info = kBinary[int(BinaryOp::name)];                                            \
-    check_divisor(BinaryOp::name, result_type(b, a), b);                                        \
-    Tensor out =                                                                                \
-        binary_ts(info, kernels(b.device()).elementwise.binary[int(BinaryOp::name)], false, b, a, true);    \
-    if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out);  \
-    return out;                                                                                 \
+#define EMBER_DEFINE_BINARY(name, F, dtypes, to_float, saves, grad_a_expr, grad_b_expr)            \
+  namespace {                                                                                      \
+  void record_##name(const Tensor& a, const Tensor& b, const Tensor& out) {                        \
+    record_binary<saves>(                                                                          \
+        kBinary[int(BinaryOp::name)].backward_name, a, b, out,                                     \
+        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {       \
+          (void)a, (void)b, (void)out;                                                             \
+          return grad_a_expr;                                                                      \
+        },                                                                                         \
+        [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out) -> Tensor {       \
+          (void)a, (void)b, (void)out;                                                             \
+          return grad_b_expr;                                                                      \
+        });                                                                                        \
+  }                                                                                                \
+  }                                                                                                \
+  Tensor name(const Tensor& a, const Tensor& b) {                                                  \
+    const auto& info = kBinary[int(BinaryOp::name)];                                               \
+    check_divisor(BinaryOp::name, result_type(a, b), b);                                           \
+    Tensor out =                                                                                   \
+        binary_tt(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)], false, a, b); \
+    if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);             \
+    return out;                                                                                    \
+  }                                                                                                \
+  Tensor name(const Tensor& a, const Scalar& b) {                                                  \
+    const auto& info = kBinary[int(BinaryOp::name)];                                               \
+    check_scalar_operand(BinaryOp::name, a, b);                                                    \
+    check_divisor(BinaryOp::name, result_type(a, b), b);                                           \
+    Tensor out = binary_ts(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)],      \
+                           false, a, b, false);                                                    \
+    if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out);     \
+    return out;                                                                                    \
+  }                                                                                                \
+  Tensor name(const Scalar& a, const Tensor& b) {                                                  \
+    const auto& info = kBinary[int(BinaryOp::name)];                                               \
+    check_divisor(BinaryOp::name, result_type(b, a), b);                                           \
+    Tensor out = binary_ts(info, kernels(b.device()).elementwise.binary[int(BinaryOp::name)],      \
+                           false, b, a, true);                                                     \
+    if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out);     \
+    return out;                                                                                    \
   }
 EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
 #undef EMBER_DEFINE_BINARY
 
-#define EMBER_DEFINE_COMPARE(name, F)                                                       \
-  Tensor name(const Tensor& a, const Tensor& b) {                                           \
-    return binary_tt(kCompare[int(CompareOp::name)],                                        \
-                     kernels(a.device()).elementwise.compare[int(CompareOp::name)], true, a, b);        \
-  }                                                                                         \
-  Tensor name(const Tensor& a, const Scalar& b) {                                           \
-    return binary_ts(kCompare[int(CompareOp::name)],                                        \
-                     kernels(a.device()).elementwise.compare[int(CompareOp::name)], true, a, b, false); \
-  }                                                                                         \
-  Tensor name(const Scalar& a, const Tensor& b) {                                           \
-    return binary_ts(kCompare[int(CompareOp::name)],                                        \
-                     kernels(b.device()).elementwise.compare[int(CompareOp::name)], true, b, a, true);  \
+#define EMBER_DEFINE_COMPARE(name, F)                                                            \
+  Tensor name(const Tensor& a, const Tensor& b) {                                                \
+    return binary_tt(kCompare[int(CompareOp::name)],                                             \
+                     kernels(a.device()).elementwise.compare[int(CompareOp::name)], true, a, b); \
+  }                                                                                              \
+  Tensor name(const Tensor& a, const Scalar& b) {                                                \
+    return binary_ts(kCompare[int(CompareOp::name)],                                             \
+                     kernels(a.device()).elementwise.compare[int(CompareOp::name)], true, a, b,  \
+                     false);                                                                     \
+  }                                                                                              \
+  Tensor name(const Scalar& a, const Tensor& b) {                                                \
+    return binary_ts(kCompare[int(CompareOp::name)],                                             \
+                     kernels(b.device()).elementwise.compare[int(CompareOp::name)], true, b, a,  \
+                     true);                                                                      \
   }
 EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE)
 #undef EMBER_DEFINE_COMPARE
@@ -470,7 +474,8 @@ Tensor where_impl(const Tensor& cond, const A& a, const B& b) {
   if constexpr (a_tensor) check_same_device(cond, a, "where");
   if constexpr (b_tensor) check_same_device(cond, b, "where");
   Tensor out = new_output(shape, dt, dev, layout_source(a), layout_source(b));
-  kernel(kernels(dev).elementwise.where, dev, "where")(out, cond, Operand(cast(a, dt)), Operand(cast(b, dt)));
+  kernel(kernels(dev).elementwise.where, dev, "where")(out, cond, Operand(cast(a, dt)),
+                                                       Operand(cast(b, dt)));
   bool grad = false;
   if constexpr (a_tensor) grad |= any_requires_grad(a);
   if constexpr (b_tensor) grad |= any_requires_grad(b);
@@ -740,8 +745,8 @@ Tensor& logical_not_(Tensor& self) {
     return inplace_unary(                                                                     \
         kUnary[int(UnaryOp::name)], self,                                                     \
         [&] {                                                                                 \
-          kernel(kernels(self.device()).elementwise.unary[int(UnaryOp::name)], self.device(), #name "_")( \
-              self, self);                                                                    \
+          kernel(kernels(self.device()).elementwise.unary[int(UnaryOp::name)], self.device(), \
+                 #name "_")(self, self);                                                      \
         },                                                                                    \
         [](const Tensor& x) { return name(x); });                                             \
   }
@@ -753,8 +758,8 @@ Tensor& param_unary_(ParamUnaryOp op, Tensor& self, const UnaryParams& p) {
   return inplace_unary(
       info, self,
       [&] {
-        kernel(kernels(self.device()).elementwise.param_unary[int(op)], self.device(), info.inplace_name)(
-            self, self, p.data());
+        kernel(kernels(self.device()).elementwise.param_unary[int(op)], self.device(),
+               info.inplace_name)(self, self, p.data());
       },
       [&](const Tensor& x) { return param_unary(op, x, p); });
 }

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string_view>
 
-#include "ember/core/tensor.h"
 #include "ember/core/elementwise_ops.h"
+#include "ember/core/tensor.h"
 
 namespace ember {
 

@@ -11,8 +11,8 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
-#include "ember/ops/view.h"
 #include "ember/ops/statistics.h"
+#include "ember/ops/view.h"
 
 namespace ember {
 namespace {
@@ -189,7 +189,8 @@ void run_scatter(ScatterOp op,
                  const Tensor& idx,
                  const Operand& src,
                  const char* name) {
-  kernel(kernels(out.device()).indexing.scatter, out.device(), name)(op, out, out.dim() ? dim : 0, idx, src);
+  kernel(kernels(out.device()).indexing.scatter, out.device(), name)(op, out, out.dim() ? dim : 0,
+                                                                     idx, src);
 }
 
 void run_index_reduce(ScatterOp op,
@@ -198,8 +199,8 @@ void run_index_reduce(ScatterOp op,
                       const Tensor& idx,
                       const Operand& src,
                       const char* name) {
-  kernel(kernels(out.device()).indexing.index_reduce, out.device(), name)(op, out, out.dim() ? dim : 0, idx,
-                                                                 src);
+  kernel(kernels(out.device()).indexing.index_reduce, out.device(), name)(
+      op, out, out.dim() ? dim : 0, idx, src);
 }
 
 // ---- index_add / copy / fill: shapes -----------------------------------------------------------

@@ -3,8 +3,8 @@
 // empty input return the input itself; p = 1 multiplies by zero (NaN stays NaN); otherwise a
 // Bernoulli(1 - p) mask from the default generator.
 //
-// Elementwise dropout is one kernel pass (backend/cpu/nn_dropout.cpp, Note [Dropout mask]): the mask
-// comes from Philox counters reserved from the generator, so the backward regenerates it from
+// Elementwise dropout is one kernel pass (backend/cpu/nn_dropout.cpp, Note [Dropout mask]): the
+// mask comes from Philox counters reserved from the generator, so the backward regenerates it from
 // (seed, counter) instead of storing it. The channel-wise forms draw a small (N, C, 1, ...) noise
 // tensor with the same kernel and multiply, so their gradient is the product's.
 #include <cmath>

@@ -13,9 +13,9 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/nn_embedding.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/registry.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
-#include "ember/ops/registry.h"
 #include "ember/ops/view.h"
 
 namespace ember {
@@ -99,7 +99,8 @@ Tensor embedding(const Tensor& input,
   DimVector out_shape(input.sizes().data(), input.sizes().size());
   out_shape.push_back(dim);
   Tensor out = empty(out_shape, TensorOptions(weight.dtype()).device(weight.device()));
-  const EmbeddingKernels& k = kernels_of(kernels(weight.device()).nn_embedding, weight.device(), op);
+  const EmbeddingKernels& k =
+      kernels_of(kernels(weight.device()).nn_embedding, weight.device(), op);
   int64_t bad = 0;
   if (!k.embedding_forward(reshape(out, {idx.numel(), dim}), weight, idx, &bad)) {
     const int64_t v = idx[bad].item<int64_t>();
@@ -220,7 +221,8 @@ Tensor embedding_bag(const Tensor& input,
   const Tensor pw = psw.defined() ? reshape(psw, {-1}).contiguous() : Tensor();
   Tensor out = empty({bags, dim}, opts), bag_size = empty({bags}, iopts);
   Tensor max_idx = m == 2 ? empty({bags, dim}, iopts) : Tensor();
-  const EmbeddingKernels& k = kernels_of(kernels(weight.device()).nn_embedding, weight.device(), op);
+  const EmbeddingKernels& k =
+      kernels_of(kernels(weight.device()).nn_embedding, weight.device(), op);
   int64_t bad = 0;
   if (!k.embedding_bag_forward(out, bag_size, max_idx, weight, idx, starts, pw, m, pad, &bad)) {
     EMBER_FAIL("[", op, "] Index ", bad, " of input takes value ", idx[bad].item<int64_t>(),

@@ -26,9 +26,9 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/shape.h"
-#include "ember/ops/view.h"
 #include "ember/ops/softmax.h"
 #include "ember/ops/statistics.h"
+#include "ember/ops/view.h"
 
 namespace ember {
 namespace {

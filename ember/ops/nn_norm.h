@@ -1,7 +1,7 @@
 // Normalisation ops: batch, layer, group, instance, local response norm and normalize (dropout is
-// in nn_dropout.h). Names, arguments and semantics follow PyTorch (torch.batch_norm, torch.layer_norm, ...,
-// torch.nn.functional.local_response_norm / normalize). Floating inputs only; float16 and
-// bfloat16 are computed in float32.
+// in nn_dropout.h). Names, arguments and semantics follow PyTorch (torch.batch_norm,
+// torch.layer_norm, ..., torch.nn.functional.local_response_norm / normalize). Floating inputs
+// only; float16 and bfloat16 are computed in float32.
 #pragma once
 
 #include <optional>

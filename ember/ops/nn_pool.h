@@ -1,6 +1,7 @@
-// Pooling ops: max, average, adaptive, unpool (resampling is in nn_resample.h). PyTorch's semantics and argument order; every size argument takes
-// one value (used for every spatial dim) or one per spatial dim. Inputs are batched (N, C, ...)
-// or unbatched (C, ...); a channels-last input (NHWC strides) gives a channels-last output.
+// Pooling ops: max, average, adaptive, unpool (resampling is in nn_resample.h). PyTorch's semantics
+// and argument order; every size argument takes one value (used for every spatial dim) or one per
+// spatial dim. Inputs are batched (N, C, ...) or unbatched (C, ...); a channels-last input (NHWC
+// strides) gives a channels-last output.
 #pragma once
 
 #include <optional>

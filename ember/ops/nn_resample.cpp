@@ -15,11 +15,11 @@
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels_nn_resample.h"
 #include "ember/ops/creation.h"
-#include "ember/ops/nn_resample.h"
+#include "ember/ops/nn_pool.h"
 #include "ember/ops/nn_pool_util.h"
+#include "ember/ops/nn_resample.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
-#include "ember/ops/nn_pool.h"
 
 namespace ember {
 namespace {

@@ -12,12 +12,13 @@
 
 namespace ember {
 
-// torch.nn.functional.interpolate: input (N, C, L), (N, C, H, W) or (N, C, D, H, W) resized to `size` or by `scale_factor` (exactly
-// one given; one value or one per spatial dim). mode: "nearest", "nearest-exact", "linear" (3-d),
-// "bilinear" (4-d), "bicubic" (4-d, A = -0.75, border pixels repeated), "trilinear" (5-d), "area"
-// (adaptive average pooling). align_corners (linear modes only, default false) maps the corner
-// pixels' centres onto each other. A scale_factor is used as given for the coordinate mapping
-// unless recompute_scale_factor, which derives it from the output size. antialias is not supported.
+// torch.nn.functional.interpolate: input (N, C, L), (N, C, H, W) or (N, C, D, H, W) resized to
+// `size` or by `scale_factor` (exactly one given; one value or one per spatial dim). mode:
+// "nearest", "nearest-exact", "linear" (3-d), "bilinear" (4-d), "bicubic" (4-d, A = -0.75, border
+// pixels repeated), "trilinear" (5-d), "area" (adaptive average pooling). align_corners (linear
+// modes only, default false) maps the corner pixels' centres onto each other. A scale_factor is
+// used as given for the coordinate mapping unless recompute_scale_factor, which derives it from the
+// output size. antialias is not supported.
 Tensor interpolate(const Tensor& input,
                    std::optional<std::vector<int64_t>> size,
                    std::optional<std::vector<double>> scale_factor = std::nullopt,

@@ -1,4 +1,5 @@
-// Recurrent ops: cells and sequences of RNN, LSTM and GRU. Gate order and formulas are PyTorch's (docs/design/nn_rnn.md).
+// Recurrent ops: cells and sequences of RNN, LSTM and GRU. Gate order and formulas are PyTorch's
+// (docs/design/nn_rnn.md).
 #pragma once
 
 #include <optional>

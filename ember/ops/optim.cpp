@@ -188,19 +188,19 @@ void bump(const std::vector<Tensor>& list) {
 std::span<const OpInfo> optim_op_infos() { return kOptimOps; }
 
 void fused_adam_(const std::vector<Tensor>& params,
-           const std::vector<Tensor>& grads,
-           const std::vector<Tensor>& exp_avgs,
-           const std::vector<Tensor>& exp_avg_sqs,
-           const std::vector<Tensor>& max_exp_avg_sqs,
-           const std::vector<Tensor>& state_steps,
-           double lr,
-           double beta1,
-           double beta2,
-           double weight_decay,
-           double eps,
-           bool amsgrad,
-           bool maximize,
-           bool decoupled) {
+                 const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& exp_avgs,
+                 const std::vector<Tensor>& exp_avg_sqs,
+                 const std::vector<Tensor>& max_exp_avg_sqs,
+                 const std::vector<Tensor>& state_steps,
+                 double lr,
+                 double beta1,
+                 double beta2,
+                 double weight_decay,
+                 double eps,
+                 bool amsgrad,
+                 bool maximize,
+                 bool decoupled) {
   const char* op = "fused_adam_";
   check_params(params, op);
   Staging st;
@@ -220,9 +220,10 @@ void fused_adam_(const std::vector<Tensor>& params,
     bc2_sqrt[i] = std::sqrt(1 - std::pow(beta2, steps[i]));
   }
   for (const auto& idx : by_dtype(params))
-    optim_kernels(params, op).adam(pick(p, idx), pick(g, idx), pick(m, idx), pick(v, idx), pick(vmax, idx),
-                    pick(step_size, idx), pick(bc2_sqrt, idx),
-                    {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
+    optim_kernels(params, op)
+        .adam(pick(p, idx), pick(g, idx), pick(m, idx), pick(v, idx), pick(vmax, idx),
+              pick(step_size, idx), pick(bc2_sqrt, idx),
+              {lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled});
   st.write_back();
   bump(params);
   bump(exp_avgs);
@@ -231,14 +232,14 @@ void fused_adam_(const std::vector<Tensor>& params,
 }
 
 std::vector<Tensor> fused_sgd_(const std::vector<Tensor>& params,
-                         const std::vector<Tensor>& grads,
-                         const std::vector<Tensor>& momentum_buffers,
-                         double lr,
-                         double momentum,
-                         double dampening,
-                         double weight_decay,
-                         bool nesterov,
-                         bool maximize) {
+                               const std::vector<Tensor>& grads,
+                               const std::vector<Tensor>& momentum_buffers,
+                               double lr,
+                               double momentum,
+                               double dampening,
+                               double weight_decay,
+                               bool nesterov,
+                               bool maximize) {
   const char* op = "fused_sgd_";
   check_params(params, op);
   Staging st;
@@ -263,8 +264,9 @@ std::vector<Tensor> fused_sgd_(const std::vector<Tensor>& params,
   }
   const std::vector<Tensor> p = st.inout(params, params), b = st.inout(bufs, params);
   for (const auto& idx : by_dtype(params))
-    optim_kernels(params, op).sgd(pick(p, idx), pick(g, idx), pick(b, idx), pick(first, idx),
-                   {lr, momentum, dampening, weight_decay, nesterov, maximize});
+    optim_kernels(params, op)
+        .sgd(pick(p, idx), pick(g, idx), pick(b, idx), pick(first, idx),
+             {lr, momentum, dampening, weight_decay, nesterov, maximize});
   st.write_back();
   bump(params);
   bump(bufs);
@@ -272,18 +274,18 @@ std::vector<Tensor> fused_sgd_(const std::vector<Tensor>& params,
 }
 
 void fused_rmsprop_(const std::vector<Tensor>& params,
-              const std::vector<Tensor>& grads,
-              const std::vector<Tensor>& square_avgs,
-              const std::vector<Tensor>& grad_avgs,
-              const std::vector<Tensor>& momentum_buffers,
-              const std::vector<Tensor>& state_steps,
-              double lr,
-              double alpha,
-              double eps,
-              double weight_decay,
-              double momentum,
-              bool centered,
-              bool maximize) {
+                    const std::vector<Tensor>& grads,
+                    const std::vector<Tensor>& square_avgs,
+                    const std::vector<Tensor>& grad_avgs,
+                    const std::vector<Tensor>& momentum_buffers,
+                    const std::vector<Tensor>& state_steps,
+                    double lr,
+                    double alpha,
+                    double eps,
+                    double weight_decay,
+                    double momentum,
+                    bool centered,
+                    bool maximize) {
   const char* op = "fused_rmsprop_";
   check_params(params, op);
   Staging st;
@@ -298,8 +300,9 @@ void fused_rmsprop_(const std::vector<Tensor>& params,
                             mb = momentum > 0 ? st.inout(momentum_buffers, params)
                                               : std::vector<Tensor>{};
   for (const auto& idx : by_dtype(params))
-    optim_kernels(params, op).rmsprop(pick(p, idx), pick(g, idx), pick(sq, idx), pick(ga, idx), pick(mb, idx),
-                       {lr, alpha, eps, weight_decay, momentum, centered, maximize});
+    optim_kernels(params, op)
+        .rmsprop(pick(p, idx), pick(g, idx), pick(sq, idx), pick(ga, idx), pick(mb, idx),
+                 {lr, alpha, eps, weight_decay, momentum, centered, maximize});
   st.write_back();
   bump(params);
   bump(square_avgs);
@@ -308,14 +311,14 @@ void fused_rmsprop_(const std::vector<Tensor>& params,
 }
 
 void fused_adagrad_(const std::vector<Tensor>& params,
-              const std::vector<Tensor>& grads,
-              const std::vector<Tensor>& state_sums,
-              const std::vector<Tensor>& state_steps,
-              double lr,
-              double lr_decay,
-              double weight_decay,
-              double eps,
-              bool maximize) {
+                    const std::vector<Tensor>& grads,
+                    const std::vector<Tensor>& state_sums,
+                    const std::vector<Tensor>& state_steps,
+                    double lr,
+                    double lr_decay,
+                    double weight_decay,
+                    double eps,
+                    bool maximize) {
   const char* op = "fused_adagrad_";
   check_params(params, op);
   Staging st;
@@ -326,8 +329,9 @@ void fused_adagrad_(const std::vector<Tensor>& params,
   for (double& c : clr) c = lr / (1 + (c - 1) * lr_decay);
   const std::vector<Tensor> p = st.inout(params, params), sums = st.inout(state_sums, params);
   for (const auto& idx : by_dtype(params))
-    optim_kernels(params, op).adagrad(pick(p, idx), pick(g, idx), pick(sums, idx), pick(clr, idx),
-                       {eps, weight_decay, maximize});
+    optim_kernels(params, op)
+        .adagrad(pick(p, idx), pick(g, idx), pick(sums, idx), pick(clr, idx),
+                 {eps, weight_decay, maximize});
   st.write_back();
   bump(params);
   bump(state_sums);

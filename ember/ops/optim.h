@@ -12,11 +12,11 @@ namespace ember {
 // Every list holds, for parameter i, a tensor of params[i]'s shape, dtype and device; all must be
 // floating-point tensors on the device of params[0], whose backend runs the update (the kernel
 // slots of kernels_optim.h; the CPU has them) (a clear error otherwise; parameters of several
-// dtypes may be mixed in one call). Any layout works; a dense parameter (contiguous or channels-last) whose state
-// has its layout is updated in place in one pass, others are staged (Note [Fused layouts]). float16
-// and bfloat16 tensors are updated in float arithmetic and rounded once per stored value. The
-// updates do not record autograd history (they run as under no_grad) and bump the version counter
-// of every tensor they change.
+// dtypes may be mixed in one call). Any layout works; a dense parameter (contiguous or
+// channels-last) whose state has its layout is updated in place in one pass, others are staged
+// (Note [Fused layouts]). float16 and bfloat16 tensors are updated in float arithmetic and rounded
+// once per stored value. The updates do not record autograd history (they run as under no_grad) and
+// bump the version counter of every tensor they change.
 //
 // state_steps: one scalar tensor (float32, float64 or int64) per parameter, or a single one
 // shared by the group. Each call adds 1 to each step tensor first and uses the new value, as
@@ -26,60 +26,60 @@ namespace ember {
 // with bias correction, amsgrad (max_exp_avg_sqs must then match params; otherwise it may be
 // empty) and maximize.
 void fused_adam_(const std::vector<Tensor>& params,
-           const std::vector<Tensor>& grads,
-           const std::vector<Tensor>& exp_avgs,
-           const std::vector<Tensor>& exp_avg_sqs,
-           const std::vector<Tensor>& max_exp_avg_sqs,
-           const std::vector<Tensor>& state_steps,
-           double lr,
-           double beta1,
-           double beta2,
-           double weight_decay,
-           double eps,
-           bool amsgrad,
-           bool maximize,
-           bool decoupled = false);
+                 const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& exp_avgs,
+                 const std::vector<Tensor>& exp_avg_sqs,
+                 const std::vector<Tensor>& max_exp_avg_sqs,
+                 const std::vector<Tensor>& state_steps,
+                 double lr,
+                 double beta1,
+                 double beta2,
+                 double weight_decay,
+                 double eps,
+                 bool amsgrad,
+                 bool maximize,
+                 bool decoupled = false);
 
 // SGD with momentum, dampening, nesterov, weight_decay and maximize. momentum_buffers: empty, or
 // one entry per parameter where an undefined entry means "no buffer yet": it is created from the
 // gradient on this step (as PyTorch does on the first step). Returns the buffers (empty when
 // momentum == 0), for the caller to keep in its state.
 std::vector<Tensor> fused_sgd_(const std::vector<Tensor>& params,
-                         const std::vector<Tensor>& grads,
-                         const std::vector<Tensor>& momentum_buffers,
-                         double lr,
-                         double momentum,
-                         double dampening,
-                         double weight_decay,
-                         bool nesterov,
-                         bool maximize);
+                               const std::vector<Tensor>& grads,
+                               const std::vector<Tensor>& momentum_buffers,
+                               double lr,
+                               double momentum,
+                               double dampening,
+                               double weight_decay,
+                               bool nesterov,
+                               bool maximize);
 
 // RMSprop: grad_avgs are used when centered, momentum_buffers when momentum > 0 (otherwise
 // either list may be empty).
 void fused_rmsprop_(const std::vector<Tensor>& params,
-              const std::vector<Tensor>& grads,
-              const std::vector<Tensor>& square_avgs,
-              const std::vector<Tensor>& grad_avgs,
-              const std::vector<Tensor>& momentum_buffers,
-              const std::vector<Tensor>& state_steps,
-              double lr,
-              double alpha,
-              double eps,
-              double weight_decay,
-              double momentum,
-              bool centered,
-              bool maximize);
+                    const std::vector<Tensor>& grads,
+                    const std::vector<Tensor>& square_avgs,
+                    const std::vector<Tensor>& grad_avgs,
+                    const std::vector<Tensor>& momentum_buffers,
+                    const std::vector<Tensor>& state_steps,
+                    double lr,
+                    double alpha,
+                    double eps,
+                    double weight_decay,
+                    double momentum,
+                    bool centered,
+                    bool maximize);
 
 // Adagrad: clr = lr / (1 + (step - 1) * lr_decay), state_sums start at initial_accumulator_value
 // (the caller creates them).
 void fused_adagrad_(const std::vector<Tensor>& params,
-              const std::vector<Tensor>& grads,
-              const std::vector<Tensor>& state_sums,
-              const std::vector<Tensor>& state_steps,
-              double lr,
-              double lr_decay,
-              double weight_decay,
-              double eps,
-              bool maximize);
+                    const std::vector<Tensor>& grads,
+                    const std::vector<Tensor>& state_sums,
+                    const std::vector<Tensor>& state_steps,
+                    double lr,
+                    double lr_decay,
+                    double weight_decay,
+                    double eps,
+                    bool maximize);
 
 }  // namespace ember

@@ -16,8 +16,8 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
-#include "ember/ops/view.h"
 #include "ember/ops/statistics.h"
+#include "ember/ops/view.h"
 
 namespace ember {
 namespace {
@@ -44,7 +44,8 @@ Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
 
 // The options of a *_like tensor: like's dtype and device where `o` gives none.
 TensorOptions options_like(const Tensor& like, TensorOptions o) {
-  return o.dtype(o.dtype_.value_or(like.dtype())).device(o.device_ == kCPU ? like.device() : o.device_);
+  return o.dtype(o.dtype_.value_or(like.dtype()))
+      .device(o.device_ == kCPU ? like.device() : o.device_);
 }
 
 // A new tensor of samples (rand, randn, randint); requires_grad as the options ask.
@@ -60,7 +61,8 @@ Tensor sample(RandomDist dist,
   if (dist != RandomDist::Integer) {
     EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating dtype, got ", out.dtype());
   }
-  kernel(kernels(out.device()).random.random, out.device(), op)(dist, out, gen_or_default(gen), a, b);
+  kernel(kernels(out.device()).random.random, out.device(), op)(dist, out, gen_or_default(gen), a,
+                                                                b);
   if (o.requires_grad_) out.requires_grad_(true);
   return out;
 }
@@ -261,8 +263,8 @@ Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, G
                 num_samples, " samples");
   }
   Tensor out = empty({rows, num_samples}, TensorOptions(kInt64).device(input.device()));
-  kernel(kernels(input.device()).random.multinomial, input.device(), "multinomial")(out, w, replacement,
-                                                                             gen_or_default(gen));
+  kernel(kernels(input.device()).random.multinomial, input.device(), "multinomial")(
+      out, w, replacement, gen_or_default(gen));
   return input.dim() == 1 ? reshape(out, {num_samples}) : out;
 }
 

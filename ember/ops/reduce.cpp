@@ -271,7 +271,7 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& self,
   Tensor values = empty(kshape, TensorOptions(self.dtype()).device(self.device()));
   Tensor indices = empty(kshape, TensorOptions(kInt64).device(self.device()));
   kernel(kernels(self.device()).reduce.arg_reduce, self.device(), name)(op, values, indices, self,
-                                                                 self.dim() ? d : 0);
+                                                                        self.dim() ? d : 0);
   if (!keepdim && self.dim() > 0) {
     values = squeeze(values, d);
     indices = squeeze(indices, d);

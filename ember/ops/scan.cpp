@@ -116,7 +116,8 @@ std::pair<Tensor, Tensor> cum_extreme(
   const int64_t d = wrap(dim, self, name);
   Tensor values = empty(self.sizes(), like(self, self.dtype()));
   Tensor indices = empty(self.sizes(), like(self, kInt64));
-  kernel(kernels(self.device()).scan.cum_extreme, self.device(), name)(op, values, indices, self, d);
+  kernel(kernels(self.device()).scan.cum_extreme, self.device(), name)(op, values, indices, self,
+                                                                       d);
   if (any_requires_grad(self)) {
     // Each value is the input element its index names: the gradient goes back there, summed
     // where an index repeats.

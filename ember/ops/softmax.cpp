@@ -1,4 +1,5 @@
 // softmax and log_softmax: one kernel each way, and backward formulas from public ops.
+#include "ember/ops/softmax.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
@@ -7,7 +8,6 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
-#include "ember/ops/softmax.h"
 
 namespace ember {
 namespace {

@@ -14,9 +14,9 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
+#include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/view.h"
-#include "ember/ops/scan.h"
 
 namespace ember {
 namespace {
@@ -109,8 +109,8 @@ std::pair<Tensor, Tensor> select_impl(SelectOp op,
                 ", got k = ", k);
   }
   Reduced r = reduced_outputs(self, d, keepdim);
-  kernel(kernels(self.device()).sort.select, self.device(), name)(op, r.kvalues, r.kindices, self, d,
-                                                             k - 1);
+  kernel(kernels(self.device()).sort.select, self.device(), name)(op, r.kvalues, r.kindices, self,
+                                                                  d, k - 1);
   if (any_requires_grad(self)) {
     record_taken(backward, self, r.values, r.indices, d, !keepdim && self.dim() > 0);
   }
@@ -127,10 +127,6 @@ Tensor median_all(const Tensor& self, SelectOp op, const char* name, const char*
   }
   return select_impl(op, reshape(self, {self.numel()}), 0, 0, false, name, backward).first;
 }
-
-
-
-
 
 // unique over the flattened values `vals` (sorted, or in input order for unique_consecutive):
 // runs of equal neighbours become one element. `perm` (when defined) gives each element's
@@ -180,8 +176,8 @@ std::pair<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending,
   const int64_t d = wrap(dim, self, "sort");
   Tensor values = empty(self.sizes(), like(self, self.dtype()));
   Tensor indices = empty(self.sizes(), like(self, kInt64));
-  kernel(kernels(self.device()).sort.sort, self.device(), "sort")(values, indices, self, d, descending,
-                                                             stable);
+  kernel(kernels(self.device()).sort.sort, self.device(), "sort")(values, indices, self, d,
+                                                                  descending, stable);
   if (any_requires_grad(self)) record_taken("SortBackward0", self, values, indices, d, false);
   return {values, indices};
 }
@@ -192,7 +188,7 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
   Tensor values = empty(self.sizes(), like(self, self.dtype()));
   Tensor indices = empty(self.sizes(), like(self, kInt64));
   kernel(kernels(self.device()).sort.sort, self.device(), "argsort")(values, indices, self, d,
-                                                                descending, stable);
+                                                                     descending, stable);
   return indices;
 }
 
@@ -207,8 +203,8 @@ std::pair<Tensor, Tensor> topk(
   if (self.dim() > 0) shape[size_t(d)] = k;
   Tensor values = empty(shape, like(self, self.dtype()));
   Tensor indices = empty(shape, like(self, kInt64));
-  kernel(kernels(self.device()).sort.topk, self.device(), "topk")(values, indices, self, d, k, largest,
-                                                             sorted);
+  kernel(kernels(self.device()).sort.topk, self.device(), "topk")(values, indices, self, d, k,
+                                                                  largest, sorted);
   if (any_requires_grad(self)) record_taken("TopkBackward0", self, values, indices, d, false);
   return {values, indices};
 }
@@ -250,6 +246,5 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self,
   return merge_runs(contiguous(reshape(self, {self.numel()})), Tensor(), self.sizes(),
                     return_inverse, return_counts);
 }
-
 
 }  // namespace ember

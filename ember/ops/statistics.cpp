@@ -11,8 +11,8 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
-#include "ember/ops/view.h"
 #include "ember/ops/statistics.h"
+#include "ember/ops/view.h"
 
 namespace ember {
 namespace {

@@ -46,8 +46,8 @@ void adam_step(std::vector<Group>& groups,
       steps.push_back(st["step"]);
     }
     if (params.empty()) continue;
-    fused_adam_(params, grads, m, v, vmax, steps, o.lr, o.betas.first, o.betas.second, o.weight_decay,
-          o.eps, o.amsgrad, o.maximize, decoupled);
+    fused_adam_(params, grads, m, v, vmax, steps, o.lr, o.betas.first, o.betas.second,
+                o.weight_decay, o.eps, o.amsgrad, o.maximize, decoupled);
   }
 }
 

@@ -29,7 +29,7 @@ void SGD::step() {
     }
     if (params.empty()) continue;
     const std::vector<Tensor> out = fused_sgd_(params, grads, bufs, o.lr, o.momentum, o.dampening,
-                                         o.weight_decay, o.nesterov, o.maximize);
+                                               o.weight_decay, o.nesterov, o.maximize);
     for (size_t k = 0; k < out.size(); ++k) state_[g][index[k]]["momentum_buffer"] = out[k];
   }
 }

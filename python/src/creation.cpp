@@ -1,17 +1,9 @@
-// Factories (zeros, arange, rand, ...) and ember.tensor(data) from nested Python sequences.
+// Factories (zeros, arange, full, eye, *_like, new_*) and ember.tensor(data) from nested Python
+// sequences. The random factories (rand, ...) are in random.cpp.
 #include "init.h"
 
 namespace ember::py {
 namespace {
-
-TensorOptions options(std::optional<DType> dtype,
-                      std::optional<Device> device,
-                      bool requires_grad) {
-  TensorOptions o;
-  if (dtype.has_value()) o = o.dtype(dtype.value());
-  if (device.has_value()) o = o.device(device.value());
-  return o.requires_grad(requires_grad);
-}
 
 // For the new_* methods: self's dtype and device unless given.
 TensorOptions options_like(const Tensor& self,
@@ -130,11 +122,6 @@ Tensor tensor_from_data(nb::handle data,
 }  // namespace
 
 void init_creation(nb::module_& m) {
-// The keyword-only options every factory takes, as PyTorch's.
-#define EMBER_OPTION_ARGS \
-  nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false
-#define EMBER_OPTION_PARAMS std::optional<DType> dt, std::optional<Device> dev, bool rg
-
   // empty(*size), zeros(*size), ones(*size): the size as varargs or one sequence.
 #define EMBER_BIND_SIZED(name)                                           \
   m.def(                                                                 \
@@ -159,38 +146,6 @@ void init_creation(nb::module_& m) {
         return full(size, v, options(dt, dev, rg));
       },
       nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), EMBER_OPTION_ARGS);
-  m.def(
-      "rand",
-      [](nb::args size, Generator* gen, EMBER_OPTION_PARAMS) {
-        return rand(shape_from_args(size, "rand"), options(dt, dev, rg), gen);
-      },
-      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
-  m.def(
-      "randn",
-      [](nb::args size, Generator* gen, EMBER_OPTION_PARAMS) {
-        return randn(shape_from_args(size, "randn"), options(dt, dev, rg), gen);
-      },
-      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
-  // randint(high, size) or randint(low, high, size).
-  m.def(
-      "randint",
-      [](nb::args args, Generator* gen, EMBER_OPTION_PARAMS) {
-        EMBER_CHECK_TYPE(args.size() == 2 || args.size() == 3,
-                         "randint() expects (high, size) or "
-                         "(low, high, size)");
-        const int64_t low = args.size() == 3 ? to_int64(args[0], "low") : 0;
-        const int64_t high = to_int64(args[args.size() - 2], "high");
-        const DimVector size =
-            arg_cast<DimVector>(args[args.size() - 1], "randint(): size", "a tuple of ints");
-        return randint(low, high, size, options(dt, dev, rg), gen);
-      },
-      nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
-  m.def(
-      "randperm",
-      [](int64_t n, Generator* gen, EMBER_OPTION_PARAMS) {
-        return randperm(n, options(dt, dev, rg), gen);
-      },
-      nb::arg("n"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
   // arange(end), arange(start, end), arange(start, end, step).
   m.def(
       "arange",
@@ -226,10 +181,6 @@ void init_creation(nb::module_& m) {
       },
       nb::arg("s"), nb::kw_only(), EMBER_OPTION_ARGS);
 
-#define EMBER_BIND_LIKE(name)                                                                    \
-  m.def(                                                                                         \
-      #name, [](const Tensor& t, EMBER_OPTION_PARAMS) { return name(t, options(dt, dev, rg)); }, \
-      nb::arg("input"), nb::kw_only(), EMBER_OPTION_ARGS);
   // empty_like, zeros_like, ones_like keep the input's layout (memory_format=preserve_format).
 #define EMBER_BIND_LIKE_FORMAT(name)                                  \
   m.def(                                                              \
@@ -243,9 +194,6 @@ void init_creation(nb::module_& m) {
   EMBER_BIND_LIKE_FORMAT(zeros_like)
   EMBER_BIND_LIKE_FORMAT(ones_like)
 #undef EMBER_BIND_LIKE_FORMAT
-  EMBER_BIND_LIKE(rand_like)
-  EMBER_BIND_LIKE(randn_like)
-#undef EMBER_BIND_LIKE
   m.def(
       "full_like",
       [](const Tensor& t, const Scalar& v, EMBER_OPTION_PARAMS, MemoryFormat format) {
@@ -253,14 +201,6 @@ void init_creation(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), EMBER_OPTION_ARGS,
       nb::arg("memory_format") = MemoryFormat::Preserve);
-  m.def(
-      "randint_like",
-      [](const Tensor& t, int64_t a, std::optional<int64_t> b, EMBER_OPTION_PARAMS) {
-        return b ? randint_like(t, a, *b, options(dt, dev, rg))
-                 : randint_like(t, 0, a, options(dt, dev, rg));
-      },
-      nb::arg("input"), nb::arg("low"), nb::arg("high") = nb::none(), nb::kw_only(),
-      EMBER_OPTION_ARGS);
 
   // new_* methods: same dtype and device as self unless given.
   auto& cls = tensor_class();
@@ -289,8 +229,6 @@ void init_creation(nb::module_& m) {
       nb::arg("data"), nb::kw_only(), EMBER_OPTION_ARGS);
 
   m.def("tensor", &tensor_from_data, nb::arg("data"), nb::kw_only(), EMBER_OPTION_ARGS);
-#undef EMBER_OPTION_PARAMS
-#undef EMBER_OPTION_ARGS
   m.def("get_default_dtype", &get_default_dtype);
   m.def("set_default_dtype", &set_default_dtype, nb::arg("d"));
 }

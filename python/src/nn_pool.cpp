@@ -1,7 +1,6 @@
-// Bindings of the neural-network ops: pooling (max, average, adaptive, unpool) and resampling
-// (interpolate, pixel_shuffle, unfold/fold). Ops PyTorch has as torch.<name> are ember.<name>;
-// those it has only in torch.nn.functional are in ember._C._nn (torch._C._nn's names), wrapped
-// by ember/nn/_functional_pool.py.
+// Bindings of the pooling ops: max, average, adaptive, unpool. Ops PyTorch has as torch.<name> are
+// ember.<name>; those it has only in torch.nn.functional are in ember._C._nn (torch._C._nn's
+// names), wrapped by ember/nn/functional/pool.py.
 #include "init.h"
 
 namespace ember::py {
@@ -101,40 +100,6 @@ void init_nn_pool(nb::module_& m) {
       "adaptive_max_pool2d",
       [](const Tensor& x, DimVector size) { return pair_of(adaptive_max_pool2d(x, size)); },
       nb::arg("input"), nb::arg("output_size"));
-
-  // ---- resampling ------------------------------------------------------------------------------
-  nn.def(
-      "interpolate",
-      [](const Tensor& x, std::optional<std::vector<int64_t>> size,
-         std::optional<std::vector<double>> scale_factor, std::string_view mode,
-         std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor,
-         bool antialias) {
-        return interpolate(x, std::move(size), std::move(scale_factor), mode, align_corners,
-                           recompute_scale_factor, antialias);
-      },
-      nb::arg("input"), nb::arg("size").none() = nb::none(),
-      nb::arg("scale_factor").none() = nb::none(), nb::arg("mode") = "nearest",
-      nb::arg("align_corners").none() = nb::none(),
-      nb::arg("recompute_scale_factor").none() = nb::none(), nb::arg("antialias") = false);
-  m.def(
-      "pixel_shuffle", [](const Tensor& x, int64_t r) { return pixel_shuffle(x, r); },
-      nb::arg("input"), nb::arg("upscale_factor"));
-  m.def(
-      "pixel_unshuffle", [](const Tensor& x, int64_t r) { return pixel_unshuffle(x, r); },
-      nb::arg("input"), nb::arg("downscale_factor"));
-  nn.def(
-      "im2col",
-      [](const Tensor& x, DimVector k, DimVector dilation, DimVector padding, DimVector stride) {
-        return im2col(x, k, dilation, padding, stride);
-      },
-      nb::arg("input"), nb::arg("kernel_size"), nb::arg("dilation") = 1, nb::arg("padding") = 0,
-      nb::arg("stride") = 1);
-  nn.def(
-      "col2im",
-      [](const Tensor& x, DimVector output_size, DimVector k, DimVector dilation, DimVector padding,
-         DimVector stride) { return col2im(x, output_size, k, dilation, padding, stride); },
-      nb::arg("input"), nb::arg("output_size"), nb::arg("kernel_size"), nb::arg("dilation") = 1,
-      nb::arg("padding") = 0, nb::arg("stride") = 1);
 }
 
 }  // namespace ember::py

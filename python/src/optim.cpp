@@ -25,7 +25,7 @@ void init_optim(nb::module_& m) {
         b.reserve(bufs.size());
         for (const auto& t : bufs) b.push_back(t ? *t : Tensor());
         return fused_sgd_(params, grads, b, lr, momentum, dampening, weight_decay, nesterov,
-                           maximize);
+                          maximize);
       },
       nb::arg("params"), nb::arg("grads"), nb::arg("momentum_buffers"), nb::kw_only(),
       nb::arg("lr"), nb::arg("momentum"), nb::arg("dampening"), nb::arg("weight_decay"),

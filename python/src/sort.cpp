@@ -1,4 +1,4 @@
-// Sorting, selection and scans as functions and Tensor methods (ember/ops/sort.h), with
+// Sorting and selection as functions and Tensor methods (ember/ops/sort.h), with
 // PyTorch's argument names. (values, indices) results are named tuples, as
 // torch.return_types.sort etc.; the module owns the types (ember._C._<name>_type).
 #include "init.h"
@@ -19,20 +19,11 @@ nb::object unique_result(const std::tuple<Tensor, Tensor, Tensor>& r, bool inver
 }  // namespace
 
 void init_sort(nb::module_& m) {
-  auto named_pair = [&](const char* name) -> nb::handle {
-    nb::object t = nb::module_::import_("collections").attr("namedtuple")(name, "values indices");
-    m.attr(("_" + std::string(name) + "_type").c_str()) = t;
-    return t;
-  };
-  auto pair = [](nb::handle type, const std::pair<Tensor, Tensor>& p) {
-    return type(wrap(p.first), wrap(p.second));
-  };
-
-  nb::handle sort_t = named_pair("sort");
+  nb::handle sort_t = named_pair_type(m, "sort");
   def_both(
       m, "sort",
-      [sort_t, pair](const Tensor& x, int64_t dim, bool descending, std::optional<bool> stable) {
-        return pair(sort_t, sort(x, dim, descending, stable.value_or(false)));
+      [sort_t](const Tensor& x, int64_t dim, bool descending, std::optional<bool> stable) {
+        return named_pair(sort_t, sort(x, dim, descending, stable.value_or(false)));
       },
       nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
       nb::arg("stable").none() = nb::none());
@@ -43,32 +34,31 @@ void init_sort(nb::module_& m) {
       },
       nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
 
-  nb::handle topk_t = named_pair("topk");
+  nb::handle topk_t = named_pair_type(m, "topk");
   def_both(
       m, "topk",
-      [topk_t, pair](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
-        return pair(topk_t, topk(x, k, dim, largest, sorted));
+      [topk_t](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+        return named_pair(topk_t, topk(x, k, dim, largest, sorted));
       },
       nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
-  nb::handle kth_t = named_pair("kthvalue");
+  nb::handle kth_t = named_pair_type(m, "kthvalue");
   def_both(
       m, "kthvalue",
-      [kth_t, pair](const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
-        return pair(kth_t, kthvalue(x, k, dim, keepdim));
+      [kth_t](const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+        return named_pair(kth_t, kthvalue(x, k, dim, keepdim));
       },
       nb::arg("k"), nb::arg("dim") = -1, nb::arg("keepdim") = false);
   for (const char* name : {"median", "nanmedian"}) {
     const bool nan = name[0] == 'n';
-    nb::handle type = named_pair(name);
+    nb::handle type = named_pair_type(m, name);
     def_both(
         m, name,
-        [nan, type, pair, name](const Tensor& x, std::optional<int64_t> dim,
-                                bool keepdim) -> nb::object {
+        [nan, type, name](const Tensor& x, std::optional<int64_t> dim, bool keepdim) -> nb::object {
           if (!dim) {
             EMBER_CHECK(!keepdim, "[", name, "] keepdim needs a dim");
             return wrap(nan ? nanmedian(x) : median(x));
           }
-          return pair(type, nan ? nanmedian(x, *dim, keepdim) : median(x, *dim, keepdim));
+          return named_pair(type, nan ? nanmedian(x, *dim, keepdim) : median(x, *dim, keepdim));
         },
         nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
@@ -90,32 +80,6 @@ void init_sort(nb::module_& m) {
       },
       nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
       nb::arg("dim") = nb::none());
-
-  def_both(
-      m, "cumsum",
-      [](const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-        return cumsum(x, dim, dtype);
-      },
-      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
-  def_both(
-      m, "cumprod",
-      [](const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-        return cumprod(x, dim, dtype);
-      },
-      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
-  for (const char* name : {"cummax", "cummin"}) {
-    const bool is_max = name[4] == 'a';
-    nb::handle type = named_pair(name);
-    def_both(
-        m, name,
-        [is_max, type, pair](const Tensor& x, int64_t dim) {
-          return pair(type, is_max ? cummax(x, dim) : cummin(x, dim));
-        },
-        nb::arg("dim"));
-  }
-  def_both(
-      m, "logcumsumexp", [](const Tensor& x, int64_t dim) { return logcumsumexp(x, dim); },
-      nb::arg("dim"));
 }
 
 }  // namespace ember::py

@@ -164,8 +164,8 @@ TEST(Optim, BadParamsAndOptionsRaise) {
 
 TEST(Optim, FusedOpsCheckTheirLists) {
   Tensor p = f64({1, 2}), g = f64({1, 1}), m = f64({0, 0}), s = ember::zeros({}, ember::kFloat32);
-  EXPECT_EMBER_ERROR(ember::fused_adam_({p}, {g}, {m}, {f64({0, 0, 0})}, {}, {s}, 0.1, 0.9, 0.999, 0,
-                                  1e-8, false, false),
+  EXPECT_EMBER_ERROR(ember::fused_adam_({p}, {g}, {m}, {f64({0, 0, 0})}, {}, {s}, 0.1, 0.9, 0.999,
+                                        0, 1e-8, false, false),
                      ember::ErrorKind::Runtime,
                      "[fused_adam_] exp_avg_sqs[0] has shape [3] but its param has shape [2]");
   EXPECT_EMBER_ERROR(
@@ -178,13 +178,15 @@ TEST(Optim, FusedOpsCheckTheirLists) {
   const Tensor s2 = ember::zeros({}, ember::kFloat32);
   EXPECT_EMBER_ERROR(
       ember::fused_adam_({p, p.clone()}, {g, g}, {m, m.clone()}, {m.clone(), m.clone()}, {},
-                   {s2, ember::zeros({}, ember::kInt32)}, 0.1, 0.9, 0.999, 0, 1e-8, false, false),
+                         {s2, ember::zeros({}, ember::kInt32)}, 0.1, 0.9, 0.999, 0, 1e-8, false,
+                         false),
       ember::ErrorKind::Type, "state_steps[1] has dtype int32");
   EXPECT_EQ(s2.item<double>(), 0);
   // Parameters of both float dtypes in one call; each state tensor has its parameter's dtype.
   const Tensor p32 = ember::zeros({2}, ember::kFloat32);
   EXPECT_EMBER_ERROR(ember::fused_sgd_({p, p32}, {g, g}, {}, 0.1, 0, 0, 0, false, false),
-                     ember::ErrorKind::Type, "[fused_sgd_] grads[1] has dtype float64 but its param");
+                     ember::ErrorKind::Type,
+                     "[fused_sgd_] grads[1] has dtype float64 but its param");
   const Tensor g32 = ember::ones({2}, ember::kFloat32);
   ember::fused_sgd_({p, p32}, {g, g32}, {}, 0.5, 0, 0, 0, false, false);
   expect_near(p, {0.5, 1.5});

@@ -213,10 +213,11 @@ def test_every_record_is_in_its_ops_topic():
     ops/<topic>.cpp that registers it): one topic, one name in every layer."""
     topic_of = {name: topic for name, *_, topic in ember._C._op_registry()}
     misplaced = [
-        f"{spec.name} in {module.__name__.rsplit('.', 1)[1]}.py, registered in {topic_of[spec.name]}"
+        f"{spec.name} in {topic}.py, registered in {topic_of[spec.name]}"
         for module in op_db.TOPICS
+        for topic in [module.__name__.rsplit(".", 1)[1]]
         for spec in module.records()
-        if spec.name in topic_of and topic_of[spec.name] != module.__name__.rsplit(".", 1)[1]
+        if spec.name in topic_of and topic_of[spec.name] != topic
     ]
     assert not misplaced, misplaced
 

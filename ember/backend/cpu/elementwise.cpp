@@ -307,12 +307,13 @@ void register_elementwise(KernelTable& t) {
   t.elementwise.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
   EMBER_COMPARE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
-#define EMBER_REGISTER(name, F, dtypes, ...) \
-  t.elementwise.param_unary[int(ParamUnaryOp::name)] =   \
+#define EMBER_REGISTER(name, F, dtypes, ...)           \
+  t.elementwise.param_unary[int(ParamUnaryOp::name)] = \
       &param_unary_kernel<math::F, dtypes, int(ParamUnaryOp::name)>;
   EMBER_PARAM_UNARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
-#define EMBER_REGISTER(name, F) t.elementwise.predicate[int(PredicateOp::name)] = &predicate_kernel<math::F>;
+#define EMBER_REGISTER(name, F) \
+  t.elementwise.predicate[int(PredicateOp::name)] = &predicate_kernel<math::F>;
   EMBER_PREDICATE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
   t.elementwise.where = &where_kernel;

@@ -605,7 +605,7 @@ void group_norm_backward_kernel(const Tensor& grad_input,
 }
 
 const NormKernels kNormKernels{
-    &batch_norm_train_kernel,    &batch_norm_eval_kernel,    &batch_norm_backward_kernel,
+    &batch_norm_train_kernel,    &batch_norm_eval_kernel,     &batch_norm_backward_kernel,
     &layer_norm_kernel,          &layer_norm_backward_kernel, &group_norm_kernel,
     &group_norm_backward_kernel,
 };

@@ -1,12 +1,12 @@
-// CPU kernels of the fused optimizer updates (kernels_optim.h) over lists of tensors. One parallel loop covers the concatenated element
-// range of all tensors, so 161 small tensors and one large one both keep every thread busy; each
-// element is read and written once (PyTorch's per-op updates pass over memory 6 to 10 times).
-// The inner loops are plain loops on restrict pointers with the options as template parameters, so
-// GCC vectorises them at -O3; no element depends on another, so any split of the range gives the
-// same bits. On x86-64 each loop is also compiled for AVX2 and picked at load time (ifunc): on
-// data in cache the SSE2 baseline is bound by sqrt and division, 4 floats at a time (an Adam step
-// over 200K floats: ~230 us against ~70 us with AVX2); on large models both are memory-bound.
-// AVX2 brings no FMA, so both versions round identically.
+// CPU kernels of the fused optimizer updates (kernels_optim.h) over lists of tensors. One parallel
+// loop covers the concatenated element range of all tensors, so 161 small tensors and one large one
+// both keep every thread busy; each element is read and written once (PyTorch's per-op updates pass
+// over memory 6 to 10 times). The inner loops are plain loops on restrict pointers with the options
+// as template parameters, so GCC vectorises them at -O3; no element depends on another, so any
+// split of the range gives the same bits. On x86-64 each loop is also compiled for AVX2 and picked
+// at load time (ifunc): on data in cache the SSE2 baseline is bound by sqrt and division, 4 floats
+// at a time (an Adam step over 200K floats: ~230 us against ~70 us with AVX2); on large models both
+// are memory-bound. AVX2 brings no FMA, so both versions round identically.
 #include "ember/backend/kernels_optim.h"
 
 #include <algorithm>
@@ -191,13 +191,13 @@ EMBER_OPTIM_CLONES void adagrad_loop(S* __restrict p,
 }
 
 void adam_kernel(const TensorVec& params,
-                const TensorVec& grads,
-                const TensorVec& exp_avgs,
-                const TensorVec& exp_avg_sqs,
-                const TensorVec& max_exp_avg_sqs,
-                const std::vector<double>& step_size,
-                const std::vector<double>& bc2_sqrt,
-                const AdamKernelArgs& a) {
+                 const TensorVec& grads,
+                 const TensorVec& exp_avgs,
+                 const TensorVec& exp_avg_sqs,
+                 const TensorVec& max_exp_avg_sqs,
+                 const std::vector<double>& step_size,
+                 const std::vector<double>& bc2_sqrt,
+                 const AdamKernelArgs& a) {
   if (params.empty()) return;
   dispatch_dtype<kFloatingTypes>(params[0].dtype(), "adam_", [&]<class S>() {
     using T = opmath_t<S>;
@@ -218,10 +218,10 @@ void adam_kernel(const TensorVec& params,
 }
 
 void sgd_kernel(const TensorVec& params,
-               const TensorVec& grads,
-               const TensorVec& bufs,
-               const std::vector<uint8_t>& first,
-               const SgdKernelArgs& a) {
+                const TensorVec& grads,
+                const TensorVec& bufs,
+                const std::vector<uint8_t>& first,
+                const SgdKernelArgs& a) {
   if (params.empty()) return;
   dispatch_dtype<kFloatingTypes>(params[0].dtype(), "sgd_", [&]<class S>() {
     using T = opmath_t<S>;
@@ -241,11 +241,11 @@ void sgd_kernel(const TensorVec& params,
 }
 
 void rmsprop_kernel(const TensorVec& params,
-                   const TensorVec& grads,
-                   const TensorVec& square_avgs,
-                   const TensorVec& grad_avgs,
-                   const TensorVec& bufs,
-                   const RmspropKernelArgs& a) {
+                    const TensorVec& grads,
+                    const TensorVec& square_avgs,
+                    const TensorVec& grad_avgs,
+                    const TensorVec& bufs,
+                    const RmspropKernelArgs& a) {
   if (params.empty()) return;
   dispatch_dtype<kFloatingTypes>(params[0].dtype(), "rmsprop_", [&]<class S>() {
     using T = opmath_t<S>;
@@ -266,10 +266,10 @@ void rmsprop_kernel(const TensorVec& params,
 }
 
 void adagrad_kernel(const TensorVec& params,
-                   const TensorVec& grads,
-                   const TensorVec& state_sums,
-                   const std::vector<double>& clr,
-                   const AdagradKernelArgs& a) {
+                    const TensorVec& grads,
+                    const TensorVec& state_sums,
+                    const std::vector<double>& clr,
+                    const AdagradKernelArgs& a) {
   if (params.empty()) return;
   dispatch_dtype<kFloatingTypes>(params[0].dtype(), "adagrad_", [&]<class S>() {
     using T = opmath_t<S>;

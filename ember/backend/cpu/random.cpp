@@ -161,7 +161,6 @@ void multinomial_kernel(const Tensor& out, const Tensor& w, bool replacement, Ge
   });
 }
 
-
 }  // namespace
 
 void register_random(KernelTable& t) {

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "ember/core/scalar.h"
 #include "ember/core/elementwise_ops.h"
+#include "ember/core/scalar.h"
 
 namespace ember::cpu::simd {
 

@@ -1,5 +1,6 @@
-// Linear algebra composites (addmm, dot, einsum, tensordot, ...) and the samplers with tensor
-// parameters (bernoulli, multinomial, normal) with the in-place samplers of Tensor.
+// Bindings of the random ops: the random tensors (rand, randn, randint, randperm and their
+// *_like), the samplers with tensor parameters (bernoulli, multinomial, normal) and the in-place
+// samplers of Tensor (normal_, uniform_, random_, ...).
 #include "init.h"
 
 namespace ember::py {
@@ -8,18 +9,6 @@ namespace {
 bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
 
 double number_arg(nb::handle h, const char* what) { return arg_cast<double>(h, what, "a number"); }
-
-// tensordot's dims: an int, or a pair whose items are ints or lists of ints.
-Tensor tensordot_py(const Tensor& a, const Tensor& b, nb::handle dims) {
-  if (PyLong_Check(dims.ptr())) return tensordot(a, b, to_int64(dims, "tensordot(): dims"));
-  EMBER_CHECK_TYPE(PySequence_Check(dims.ptr()) && PySequence_Size(dims.ptr()) == 2,
-                   "[tensordot] dims must be an int or a pair of lists of ints, got ",
-                   py_type_name(dims));
-  nb::sequence pair = nb::borrow<nb::sequence>(dims);
-  const DimVector da = arg_cast<DimVector>(pair[0], "tensordot(): dims[0]", "a list of ints");
-  const DimVector db = arg_cast<DimVector>(pair[1], "tensordot(): dims[1]", "a list of ints");
-  return tensordot(a, b, da, db);
-}
 
 // ember.normal's four forms: (Tensor, Tensor), (float, Tensor), (Tensor, float), (float, float,
 // size).
@@ -81,51 +70,55 @@ Tensor& random_py(Tensor& self, nb::args args, nb::kwargs kwargs) {
 
 }  // namespace
 
-void init_linalg_random(nb::module_& m) {
+void init_random(nb::module_& m) {
   auto& cls = tensor_class();
-
-  // ---- linear algebra ---------------------------------------------------------------------
-#define EMBER_BIND_ADD_PRODUCT(name, a, b)                                          \
-  def_both(                                                                         \
-      m, #name,                                                                     \
-      [](const Tensor& input, const Tensor& x, const Tensor& y, const Scalar& beta, \
-         const Scalar& alpha) { return name(input, x, y, beta, alpha); },           \
-      nb::arg(a), nb::arg(b), nb::kw_only(), nb::arg("beta") = 1, nb::arg("alpha") = 1);
-  EMBER_BIND_ADD_PRODUCT(addmm, "mat1", "mat2")
-  EMBER_BIND_ADD_PRODUCT(addbmm, "batch1", "batch2")
-  EMBER_BIND_ADD_PRODUCT(baddbmm, "batch1", "batch2")
-  EMBER_BIND_ADD_PRODUCT(addmv, "mat", "vec")
-#undef EMBER_BIND_ADD_PRODUCT
-  def_both(
-      m, "dot", [](const Tensor& a, const Tensor& b) { return dot(a, b); }, nb::arg("tensor"));
-  def_both(
-      m, "vdot", [](const Tensor& a, const Tensor& b) { return vdot(a, b); }, nb::arg("other"));
-  def_both(
-      m, "mv", [](const Tensor& a, const Tensor& b) { return mv(a, b); }, nb::arg("vec"));
-  def_both(
-      m, "outer", [](const Tensor& a, const Tensor& b) { return outer(a, b); }, nb::arg("vec2"));
-  def_both(
-      m, "ger", [](const Tensor& a, const Tensor& b) { return outer(a, b); }, nb::arg("vec2"));
-  def_both(
-      m, "kron", [](const Tensor& a, const Tensor& b) { return kron(a, b); }, nb::arg("other"));
-  m.def("tensordot", &tensordot_py, nb::arg("a"), nb::arg("b"), nb::arg("dims") = 2);
-  // einsum(equation, *operands) or einsum(equation, [operands]).
   m.def(
-      "einsum",
-      [](std::string_view equation, nb::args args) {
-        nb::handle items = args;
-        if (args.size() == 1 && !is_tensor(args[0])) items = args[0];
-        EMBER_CHECK_TYPE(PySequence_Check(items.ptr()),
-                         "einsum(): expected tensors or a list of tensors as operands");
-        std::vector<Tensor> operands;
-        for (nb::handle h : nb::borrow<nb::sequence>(items)) {
-          operands.push_back(arg_cast<Tensor>(h, "einsum(): operands", "tensors"));
-        }
-        return einsum(equation, operands);
+      "rand",
+      [](nb::args size, Generator* gen, EMBER_OPTION_PARAMS) {
+        return rand(shape_from_args(size, "rand"), options(dt, dev, rg), gen);
       },
-      nb::arg("equation"), nb::arg("operands"));
-
-  // ---- random -----------------------------------------------------------------------------
+      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
+  m.def(
+      "randn",
+      [](nb::args size, Generator* gen, EMBER_OPTION_PARAMS) {
+        return randn(shape_from_args(size, "randn"), options(dt, dev, rg), gen);
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
+  // randint(high, size) or randint(low, high, size).
+  m.def(
+      "randint",
+      [](nb::args args, Generator* gen, EMBER_OPTION_PARAMS) {
+        EMBER_CHECK_TYPE(args.size() == 2 || args.size() == 3,
+                         "randint() expects (high, size) or "
+                         "(low, high, size)");
+        const int64_t low = args.size() == 3 ? to_int64(args[0], "low") : 0;
+        const int64_t high = to_int64(args[args.size() - 2], "high");
+        const DimVector size =
+            arg_cast<DimVector>(args[args.size() - 1], "randint(): size", "a tuple of ints");
+        return randint(low, high, size, options(dt, dev, rg), gen);
+      },
+      nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
+  m.def(
+      "randperm",
+      [](int64_t n, Generator* gen, EMBER_OPTION_PARAMS) {
+        return randperm(n, options(dt, dev, rg), gen);
+      },
+      nb::arg("n"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
+  for (const auto& [name, fn] :
+       {std::pair{"rand_like", &rand_like}, std::pair{"randn_like", &randn_like}}) {
+    m.def(
+        name,
+        [fn](const Tensor& t, EMBER_OPTION_PARAMS) { return fn(t, options(dt, dev, rg), nullptr); },
+        nb::arg("input"), nb::kw_only(), EMBER_OPTION_ARGS);
+  }
+  m.def(
+      "randint_like",
+      [](const Tensor& t, int64_t a, std::optional<int64_t> b, EMBER_OPTION_PARAMS) {
+        return b ? randint_like(t, a, *b, options(dt, dev, rg))
+                 : randint_like(t, 0, a, options(dt, dev, rg));
+      },
+      nb::arg("input"), nb::arg("low"), nb::arg("high") = nb::none(), nb::kw_only(),
+      EMBER_OPTION_ARGS);
   def_both(
       m, "bernoulli",
       [](const Tensor& x, std::optional<double> p, Generator* gen) {

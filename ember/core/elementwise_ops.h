@@ -1,10 +1,10 @@
 // The elementwise op lists. One line per op; the forward functions (ops/elementwise.cpp), the
-// kernel table slots, the CPU kernels (backend/cpu/elementwise.cpp) and the Python bindings
-// (python/src/ops.cpp) are all expanded from these lists.
+// kernel table slots, the CPU kernels (backend/cpu/elementwise.cpp), the registry records and the
+// Python bindings (python/src/elementwise.cpp) are all expanded from these lists.
 //
 // Columns:
 //   name      the op's name in C++ and Python
-//   Functor   the scalar function in ops/math.h
+//   Functor   the scalar function in core/math.h
 //   dtypes    dtypes the kernel computes in
 //   to_float  true: integer and bool inputs are promoted to the default float dtype first
 //   saves     which of x / a / b / out the gradient reads (nothing else is kept alive)
@@ -63,25 +63,69 @@
     detail::masked_grad(g, x, -3, 3, false) / 6)                                             \
   X(hardswish, Hardswish, kFloatingTypes, false, kSaveX, detail::hardswish_grad(g, x))
 
-// X(name, Functor template, dtypes, to_float, saves, gradient wrt x): unary ops with up to three
-// Scalar parameters p[0..2], which the gradient may read. Their public functions (with PyTorch's
-// argument names and defaults) are in elementwise.h.
+// X(name, Functor template, dtypes, to_float, saves, gradient wrt x, form, (signature), params):
+// unary ops with up to three Scalar parameters p[0..2], which the gradient may read. The public
+// C++ functions (ops/elementwise.h), their definitions (ops/elementwise_param.cpp) and the Python
+// bindings (python/src/elementwise.cpp) are expanded from three more columns:
+//   form       fn_inplace: ember::name and name_, ember.name, Tensor.name and Tensor.name_;
+//              fn: no in-place form (PyTorch has none); manual: written and bound by hand (clamp,
+//              which also takes tensor bounds), with an in-place form
+//   signature  PyTorch's arguments after the tensor: ARG(type, name), DEF(type, name, default),
+//              and KW_ONLY before the keyword-only ones in Python
+//   params     the functor's UnaryParams from those arguments and the tensor x (helpers in
+//              ops/elementwise_param.cpp)
+// What they compute: clamp and hardtanh bound x to [p0, p1]; threshold is x <= threshold ? value
+// : x; elu is scale * (x > 0 ? x : alpha * (exp(input_scale * x) - 1)) and celu is elu with
+// scale 1, input_scale 1 / alpha (alpha != 0); softplus is log(1 + exp(beta * x)) / beta, x
+// itself where beta * x > threshold; gelu's approximate is "none" (the exact normal CDF) or
+// "tanh"; logit is log(x / (1 - x)), x clamped to [eps, 1 - eps] first when eps is given; round
+// is half to even at `decimals` digits (0 for integer tensors); nan_to_num replaces NaN and the
+// infinities, which default to the dtype's largest and lowest finite values.
+// clang-format off
 #define EMBER_PARAM_UNARY_OPS(X)                                                                 \
-  X(clamp, Clamp, kAllTypes, false, kSaveX, detail::masked_grad(g, x, p[0], p[1], true))         \
-  X(hardtanh, Clamp, kNumericTypes, false, kSaveX, detail::masked_grad(g, x, p[0], p[1], false)) \
+  X(clamp, Clamp, kAllTypes, false, kSaveX, detail::masked_grad(g, x, p[0], p[1], true),         \
+    manual, (), ())                                                                              \
+  X(hardtanh, Clamp, kNumericTypes, false, kSaveX, detail::masked_grad(g, x, p[0], p[1], false), \
+    fn_inplace, (DEF(const Scalar&, min_val, -1.0) DEF(const Scalar&, max_val, 1.0)),            \
+    (UnaryParams{min_val, max_val, Scalar(0)}))                                                  \
   X(threshold, Threshold, kNumericTypes, false, kSaveX,                                          \
-    detail::masked_grad(g, x, p[0], {}, false))                                                  \
-  X(leaky_relu, LeakyRelu, kFloatingTypes, false, kSaveX, where(x > 0, g, g * p[0]))             \
-  X(elu, Elu, kFloatingTypes, false, kSaveX | kSaveOut, detail::elu_grad(g, x, out, p))          \
-  X(softplus, Softplus, kFloatingTypes, false, kSaveX, detail::softplus_grad(g, x, p))           \
-  X(gelu, Gelu, kFloatingTypes, false, kSaveX, detail::gelu_grad(g, x, p[0].to_bool()))          \
-  X(logit, Logit, kFloatingTypes, true, kSaveX, detail::logit_grad(g, x, p[0]))                  \
-  X(round, Round, kNumericTypes, false, kSaveNone, zeros_like(g))                                \
-  X(nan_to_num, NanToNum, kAllTypes, false, kSaveX, g* isfinite(x))
+    detail::masked_grad(g, x, p[0], {}, false),                                                  \
+    fn_inplace, (ARG(const Scalar&, threshold) ARG(const Scalar&, value)),                       \
+    (UnaryParams{threshold, value, Scalar(0)}))                                                  \
+  X(leaky_relu, LeakyRelu, kFloatingTypes, false, kSaveX, where(x > 0, g, g * p[0]),             \
+    fn_inplace, (DEF(const Scalar&, negative_slope, 0.01)),                                      \
+    (UnaryParams{negative_slope, Scalar(0), Scalar(0)}))                                         \
+  X(elu, Elu, kFloatingTypes, false, kSaveX | kSaveOut, detail::elu_grad(g, x, out, p),          \
+    fn_inplace, (DEF(const Scalar&, alpha, 1.0) DEF(const Scalar&, scale, 1.0)                   \
+                 DEF(const Scalar&, input_scale, 1.0)),                                          \
+    (UnaryParams{alpha, scale, input_scale}))                                                    \
+  X(celu, Elu, kFloatingTypes, false, kSaveX | kSaveOut, detail::elu_grad(g, x, out, p),         \
+    fn_inplace, (DEF(const Scalar&, alpha, 1.0)), (celu_params(alpha)))                          \
+  X(softplus, Softplus, kFloatingTypes, false, kSaveX, detail::softplus_grad(g, x, p),           \
+    fn, (DEF(const Scalar&, beta, 1) DEF(const Scalar&, threshold, 20)),                         \
+    (UnaryParams{beta, threshold, Scalar(0)}))                                                   \
+  X(gelu, Gelu, kFloatingTypes, false, kSaveX, detail::gelu_grad(g, x, p[0].to_bool()),          \
+    fn, (KW_ONLY DEF(std::string_view, approximate, "none")), (gelu_params(approximate)))        \
+  X(logit, Logit, kFloatingTypes, true, kSaveX, detail::logit_grad(g, x, p[0]),                  \
+    fn_inplace, (DEF(std::optional<double>, eps, std::nullopt)),                                 \
+    (UnaryParams{Scalar(eps.value_or(-1.0)), Scalar(0), Scalar(0)}))                             \
+  X(round, Round, kNumericTypes, false, kSaveNone, zeros_like(g),                                \
+    fn_inplace, (KW_ONLY DEF(int64_t, decimals, 0)), (round_params(x, decimals)))                \
+  X(nan_to_num, NanToNum, kAllTypes, false, kSaveX, g * isfinite(x),                             \
+    fn_inplace, (DEF(std::optional<double>, nan, 0.0) DEF(std::optional<double>, posinf,         \
+                 std::nullopt) DEF(std::optional<double>, neginf, std::nullopt)),                \
+    (nan_to_num_params(x.dtype(), nan, posinf, neginf)))
+// clang-format on
+// `EMBER_UNPAREN signature` is a signature column without its parentheses.
+#define EMBER_UNPAREN(...) __VA_ARGS__
 
-// X(name, Functor): unary predicates, all dtypes, bool result, no gradient.
-#define EMBER_PREDICATE_OPS(X) \
-  X(isnan, IsNan) X(isinf, IsInf) X(isfinite, IsFinite) X(logical_not, LogicalNot)
+// X(name, Functor, form): unary predicates, all dtypes, bool result, no gradient; form as above
+// (fn_inplace: x.name_() writes the result into x in x's dtype; as in PyTorch, only logical_not).
+// clang-format off
+#define EMBER_PREDICATE_OPS(X)                                       \
+  X(isnan, IsNan, fn) X(isinf, IsInf, fn) X(isfinite, IsFinite, fn) \
+  X(logical_not, LogicalNot, fn_inplace)
+// clang-format on
 
 // X(name, Functor, dtypes, to_float, saves, gradient wrt a, gradient wrt b)
 #define EMBER_BINARY_OPS(X)                                                                      \
@@ -138,6 +182,10 @@ enum class UnaryOp : uint8_t {
 enum class BinaryOp : uint8_t { EMBER_BINARY_OPS(EMBER_ENUM_ENTRY) };
 enum class CompareOp : uint8_t { EMBER_COMPARE_OPS(EMBER_ENUM_ENTRY) };
 enum class ParamUnaryOp : uint8_t { EMBER_PARAM_UNARY_OPS(EMBER_ENUM_ENTRY) };
+// The form column of EMBER_PARAM_UNARY_OPS and EMBER_PREDICATE_OPS.
+enum class OpForm : uint8_t { fn, fn_inplace, manual };
+constexpr bool has_inplace(OpForm form) { return form != OpForm::fn; }
+
 enum class PredicateOp : uint8_t {
   EMBER_PREDICATE_OPS(EMBER_ENUM_ENTRY)
 #undef EMBER_ENUM_ENTRY

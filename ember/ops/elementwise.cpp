@@ -3,6 +3,7 @@
 #include "ember/ops/elementwise.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
@@ -10,6 +11,7 @@
 #include "ember/core/math.h"
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
+#include "ember/ops/elementwise_grad.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
@@ -28,6 +30,36 @@ Tensor new_output(IntArrayRef shape, DType dtype, Device device, const Tensor* a
   }
   return empty(shape, TensorOptions(dtype).device(device));
 }
+
+Tensor masked_grad(const Tensor& g,
+                   const Tensor& t,
+                   const Scalar& lo,
+                   const std::optional<Scalar>& hi,
+                   bool closed) {
+  const ElementwiseKernels::MaskedGrad k = kernels(g.device()).elementwise.masked_grad;
+  if (!k || g.device() != t.device() || g.dtype() != t.dtype() || !is_floating(g.dtype()) ||
+      g.sizes() != t.sizes()) {
+    // Backends without the kernel, and gradients of another dtype or shape: the same values in
+    // three passes.
+    Tensor mask = closed ? ge(t, lo) : gt(t, lo);
+    if (hi) mask = mask * (closed ? le(t, *hi) : lt(t, *hi));
+    return g * mask;
+  }
+  // The layout g * mask gives.
+  Tensor out = new_output(g.sizes(), g.dtype(), g.device(), &g, &t);
+  // No upper bound is +inf, closed: only NaN fails t <= inf, and NaN fails t > lo as well.
+  const Scalar h = hi ? *hi : Scalar(std::numeric_limits<double>::infinity());
+  k(out, g, t, lo, h, closed, closed || !hi);
+  if (any_requires_grad(g)) {
+    // d out / d g is the same mask; t gets no gradient (the mask is flat almost everywhere), as
+    // the comparisons of the composite expression gave none. PyTorch's name for relu's.
+    record("ThresholdBackwardBackward0", {&g}, {&out},
+           [st = SavedTensor(t), lo, hi, closed](TensorList& grads, Node& n) {
+             return TensorList{masked_grad(grads[0], st.unpack(n), lo, hi, closed)};
+           });
+  }
+  return out;
+}
 }  // namespace detail
 
 namespace {
@@ -39,78 +71,75 @@ struct ElementwiseInfo {
   DTypeSet dtypes;
   bool to_float;
   unsigned saves;  // kSaveA | kSaveB | kSaveOut: what the gradient formulas read
+  bool inplace;    // whether the op has a public in-place form (the lists' form column)
 };
 
 constexpr ElementwiseInfo kUnary[] = {
 #define EMBER_INFO(name, F, dtypes, to_float, saves, ...) \
-  {#name, #name "_", #F "Backward0", dtypes, to_float, saves},
+  {#name, #name "_", #F "Backward0", dtypes, to_float, saves, true},
     EMBER_UNARY_OPS(EMBER_INFO)};
 constexpr ElementwiseInfo kBinary[] = {EMBER_BINARY_OPS(EMBER_INFO)};
 #undef EMBER_INFO
 constexpr ElementwiseInfo kParamUnary[] = {
-#define EMBER_INFO(name, F, dtypes, to_float, saves, ...) \
-  {#name, #name "_", #F "Backward0", dtypes, to_float, saves},
+#define EMBER_INFO(name, F, dtypes, to_float, saves, grad, form, ...) \
+  {#name, #name "_", #F "Backward0", dtypes, to_float, saves, has_inplace(OpForm::form)},
     EMBER_PARAM_UNARY_OPS(EMBER_INFO)
 #undef EMBER_INFO
 };
 constexpr ElementwiseInfo kCompare[] = {
-#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false, kSaveNone},
-    EMBER_COMPARE_OPS(EMBER_INFO)};
-constexpr ElementwiseInfo kPredicate[] = {EMBER_PREDICATE_OPS(EMBER_INFO)};
+#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false, kSaveNone, true},
+    EMBER_COMPARE_OPS(EMBER_INFO)
 #undef EMBER_INFO
-
-// The ops with parameters that have a public in-place form (softplus_ and gelu_ do not, as in
-// PyTorch); celu_ is elu_ with other parameters.
-constexpr const char* kParamInplace[] = {"clamp_", "hardtanh_", "threshold_", "leaky_relu_",
-                                         "elu_",   "logit_",    "round_",     "nan_to_num_"};
+};
+constexpr ElementwiseInfo kPredicate[] = {
+#define EMBER_INFO(name, F, form) \
+  {#name, #name "_", "", kAllTypes, false, kSaveNone, has_inplace(OpForm::form)},
+    EMBER_PREDICATE_OPS(EMBER_INFO)
+#undef EMBER_INFO
+};
 
 // Whether the op has a gradient: false for ops on integers and bools only.
 bool differentiable(const ElementwiseInfo& i) {
   return i.to_float || !(i.dtypes - kIntegralTypes - kBool).empty();
 }
 
+// The ops of this topic that are not in the lists: composites of several elementwise ops
+// (elementwise_param.cpp) and the whole-tensor writes.
+const OpInfo kOtherOps[] = {
+    {"lerp", OpKind::Other, kFloatingTypes, true},
+    {"lerp_", OpKind::Inplace, kFloatingTypes, true},
+    {"addcmul", OpKind::Other, kNumericTypes, true},
+    {"addcmul_", OpKind::Inplace, kNumericTypes, true},
+    {"addcdiv", OpKind::Other, kFloatingTypes, true},
+    {"addcdiv_", OpKind::Inplace, kFloatingTypes, true},
+    {"isclose", OpKind::Compare, kAllTypes, false},
+    {"allclose", OpKind::Compare, kAllTypes, false},
+    {"equal", OpKind::Compare, kAllTypes, false},
+    {"where", OpKind::Other, kAllTypes, true},
+    {"zero_", OpKind::Inplace, kAllTypes, true},
+    {"fill_", OpKind::Inplace, kAllTypes, true},
+    {"copy_", OpKind::Inplace, kAllTypes, true},
+};
+
 std::vector<OpInfo> make_op_infos() {
   std::vector<OpInfo> v;
   // The in-place forms accept the dtypes their kernel computes in: self must be able to hold the
-  // result, so an integer tensor has no exp_ (its exp is a float tensor).
-  for (const auto& i : kUnary) {
-    v.push_back({i.name, OpKind::Unary, i.to_float ? kAllTypes : i.dtypes, differentiable(i)});
-    v.push_back({i.inplace_name, OpKind::Inplace, i.dtypes, differentiable(i)});
-  }
-  for (const auto& i : kParamUnary) {
-    v.push_back({i.name, OpKind::Unary, i.to_float ? kAllTypes : i.dtypes, differentiable(i)});
-  }
-  for (const char* name : kParamInplace) {
-    const std::string_view base(name, std::char_traits<char>::length(name) - 1);
-    for (const auto& i : kParamUnary)
-      if (base == i.name) v.push_back({name, OpKind::Inplace, i.dtypes, differentiable(i)});
-  }
-  v.push_back({"celu", OpKind::Unary, kFloatingTypes, true});
-  v.push_back({"celu_", OpKind::Inplace, kFloatingTypes, true});
-  for (const auto& i : kBinary) {
-    v.push_back({i.name, OpKind::Binary, i.to_float ? kAllTypes : i.dtypes, differentiable(i)});
-    v.push_back({i.inplace_name, OpKind::Inplace, i.dtypes, differentiable(i)});
-  }
-  for (const auto& i : kCompare) {
-    v.push_back({i.name, OpKind::Compare, kAllTypes, false});
-    v.push_back({i.inplace_name, OpKind::Inplace, kAllTypes, false});
-  }
-  for (const auto& i : kPredicate) v.push_back({i.name, OpKind::Compare, kAllTypes, false});
-  v.push_back({"logical_not_", OpKind::Inplace, kAllTypes, false});
-  // Composites of several elementwise ops (elementwise_param.cpp).
-  v.push_back({"lerp", OpKind::Other, kFloatingTypes, true});
-  v.push_back({"lerp_", OpKind::Inplace, kFloatingTypes, true});
-  v.push_back({"addcmul", OpKind::Other, kNumericTypes, true});
-  v.push_back({"addcmul_", OpKind::Inplace, kNumericTypes, true});
-  v.push_back({"addcdiv", OpKind::Other, kFloatingTypes, true});
-  v.push_back({"addcdiv_", OpKind::Inplace, kFloatingTypes, true});
-  v.push_back({"isclose", OpKind::Compare, kAllTypes, false});
-  v.push_back({"allclose", OpKind::Compare, kAllTypes, false});
-  v.push_back({"equal", OpKind::Compare, kAllTypes, false});
-  v.push_back({"where", OpKind::Other, kAllTypes, true});
-  v.push_back({"zero_", OpKind::Inplace, kAllTypes, true});
-  v.push_back({"fill_", OpKind::Inplace, kAllTypes, true});
-  v.push_back({"copy_", OpKind::Inplace, kAllTypes, true});
+  // result, so an integer tensor has no exp_ (its exp is a float tensor). A comparison's or
+  // predicate's in-place form writes 0/1 in self's dtype, any dtype.
+  const auto add = [&v](const ElementwiseInfo& i, OpKind kind) {
+    const bool bool_out = kind == OpKind::Compare;
+    const DTypeSet dtypes = bool_out || i.to_float ? kAllTypes : i.dtypes;
+    v.push_back({i.name, kind, dtypes, !bool_out && differentiable(i)});
+    if (i.inplace)
+      v.push_back({i.inplace_name, OpKind::Inplace, bool_out ? kAllTypes : i.dtypes,
+                   !bool_out && differentiable(i)});
+  };
+  for (const auto& i : kUnary) add(i, OpKind::Unary);
+  for (const auto& i : kParamUnary) add(i, OpKind::Unary);
+  for (const auto& i : kBinary) add(i, OpKind::Binary);
+  for (const auto& i : kCompare) add(i, OpKind::Compare);
+  for (const auto& i : kPredicate) add(i, OpKind::Compare);
+  v.insert(v.end(), std::begin(kOtherOps), std::end(kOtherOps));
   return v;
 }
 
@@ -331,7 +360,7 @@ Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
   Tensor out = param_unary_forward(op, x, p);
   if (!any_requires_grad(x) || !is_floating(out.dtype())) return out;
   switch (op) {
-#define EMBER_CASE(name, F, dtypes, to_float, saves, grad_expr)                              \
+#define EMBER_CASE(name, F, dtypes, to_float, saves, grad_expr, ...)                         \
   case ParamUnaryOp::name:                                                                   \
     record_unary<saves>(kParamUnary[int(op)].backward_name, x, out,                          \
                         [p](const Tensor& g, const Tensor& x, const Tensor& out) -> Tensor { \
@@ -345,7 +374,7 @@ Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
   return out;
 }
 
-#define EMBER_DEFINE_PREDICATE(name, F)                                                           \
+#define EMBER_DEFINE_PREDICATE(name, ...)                                                         \
   Tensor name(const Tensor& x) {                                                                  \
     Tensor out = new_output(x.sizes(), kBool, x.device(), &x);                                    \
     kernel(kernels(x.device()).elementwise.predicate[int(PredicateOp::name)], x.device(), #name)( \
@@ -735,10 +764,18 @@ EMBER_BINARY_OPS(EMBER_DEFINE_BINARY_INPLACE)
 EMBER_COMPARE_OPS(EMBER_DEFINE_COMPARE_INPLACE)
 #undef EMBER_DEFINE_COMPARE_INPLACE
 
-Tensor& logical_not_(Tensor& self) {
-  return inplace_to_bool("logical_not_", self, Scalar(0),
-                         [](const Tensor& a, const Scalar&) { return logical_not(a); });
-}
+// The in-place forms of the predicates (the fn_inplace ones): 0/1 in self's dtype.
+#define EMBER_DEFINE_PREDICATE_INPLACE_fn(name)
+#define EMBER_DEFINE_PREDICATE_INPLACE_fn_inplace(name)                             \
+  Tensor& name##_(Tensor& self) {                                                   \
+    return inplace_to_bool(#name "_", self, Scalar(0),                              \
+                           [](const Tensor& a, const Scalar&) { return name(a); }); \
+  }
+#define EMBER_DEFINE_PREDICATE_INPLACE(name, F, form) EMBER_DEFINE_PREDICATE_INPLACE_##form(name)
+EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE_INPLACE)
+#undef EMBER_DEFINE_PREDICATE_INPLACE
+#undef EMBER_DEFINE_PREDICATE_INPLACE_fn_inplace
+#undef EMBER_DEFINE_PREDICATE_INPLACE_fn
 
 #define EMBER_DEFINE_UNARY_INPLACE(name, ...)                                                 \
   Tensor& name##_(Tensor& self) {                                                             \

@@ -18,15 +18,39 @@ namespace ember {
 EMBER_UNARY_OPS(EMBER_DECLARE_UNARY)
 #undef EMBER_DECLARE_UNARY
 
-// Predicates: a bool tensor of x's shape.
-#define EMBER_DECLARE_PREDICATE(name, ...) Tensor name(const Tensor& x);
+// Predicates: a bool tensor of x's shape (and, for fn_inplace ones, x.name_()).
+#define EMBER_DECLARE_PREDICATE_fn(name) Tensor name(const Tensor& x);
+#define EMBER_DECLARE_PREDICATE_fn_inplace(name) \
+  EMBER_DECLARE_PREDICATE_fn(name) Tensor& name##_(Tensor& self);
+#define EMBER_DECLARE_PREDICATE(name, F, form) EMBER_DECLARE_PREDICATE_##form(name)
 EMBER_PREDICATE_OPS(EMBER_DECLARE_PREDICATE)
 #undef EMBER_DECLARE_PREDICATE
-Tensor& logical_not_(Tensor& self);
+#undef EMBER_DECLARE_PREDICATE_fn_inplace
+#undef EMBER_DECLARE_PREDICATE_fn
 
-// The unary ops with parameters (EMBER_PARAM_UNARY_OPS), with PyTorch's arguments. A bound of
-// clamp that is not given is no bound; bounds of another category promote (an integer tensor
-// clamped at 0.5 gives floats).
+// The unary ops with parameters (EMBER_PARAM_UNARY_OPS, which says what each computes), with
+// PyTorch's arguments and defaults.
+#define ARG(type, name) , type name
+#define DEF(type, name, value) , type name = value
+#define KW_ONLY
+#define EMBER_DECLARE_PARAM_fn(name, signature) \
+  Tensor name(const Tensor& x EMBER_UNPAREN signature);
+#define EMBER_DECLARE_PARAM_fn_inplace(name, signature) \
+  EMBER_DECLARE_PARAM_fn(name, signature) Tensor& name##_(Tensor& self EMBER_UNPAREN signature);
+#define EMBER_DECLARE_PARAM_manual(name, signature)
+#define EMBER_DECLARE_PARAM(name, F, dtypes, to_float, saves, grad, form, signature, params) \
+  EMBER_DECLARE_PARAM_##form(name, signature)
+EMBER_PARAM_UNARY_OPS(EMBER_DECLARE_PARAM)
+#undef EMBER_DECLARE_PARAM
+#undef EMBER_DECLARE_PARAM_manual
+#undef EMBER_DECLARE_PARAM_fn_inplace
+#undef EMBER_DECLARE_PARAM_fn
+#undef KW_ONLY
+#undef DEF
+#undef ARG
+
+// clamp's bounds: one that is not given is no bound; bounds of another category promote (an
+// integer tensor clamped at 0.5 gives floats).
 Tensor clamp(const Tensor& x,
              const std::optional<Scalar>& min,
              const std::optional<Scalar>& max = std::nullopt);
@@ -37,44 +61,6 @@ Tensor clamp(const Tensor& x,
 Tensor& clamp_(Tensor& self,
                const std::optional<Scalar>& min,
                const std::optional<Scalar>& max = std::nullopt);
-Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
-Tensor& hardtanh_(Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
-// x <= threshold ? value : x.
-Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value);
-Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value);
-Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
-Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope = 0.01);
-// scale * (x > 0 ? x : alpha * (exp(input_scale * x) - 1)).
-Tensor elu(const Tensor& x,
-           const Scalar& alpha = 1,
-           const Scalar& scale = 1,
-           const Scalar& input_scale = 1);
-Tensor& elu_(Tensor& self,
-             const Scalar& alpha = 1,
-             const Scalar& scale = 1,
-             const Scalar& input_scale = 1);
-// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha != 0.
-Tensor celu(const Tensor& x, const Scalar& alpha = 1);
-Tensor& celu_(Tensor& self, const Scalar& alpha = 1);
-// log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.
-Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
-// approximate: "none" (the exact normal CDF) or "tanh".
-Tensor gelu(const Tensor& x, std::string_view approximate = "none");
-// log(x / (1 - x)), x clamped to [eps, 1 - eps] first when eps is given.
-Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
-Tensor& logit_(Tensor& self, std::optional<double> eps = std::nullopt);
-// Half to even at `decimals` decimal digits (integer tensors: decimals must be 0).
-Tensor round(const Tensor& x, int64_t decimals = 0);
-Tensor& round_(Tensor& self, int64_t decimals = 0);
-// NaN, +inf and -inf replaced; infinities default to the dtype's largest and lowest finite.
-Tensor nan_to_num(const Tensor& x,
-                  std::optional<double> nan = 0.0,
-                  std::optional<double> posinf = std::nullopt,
-                  std::optional<double> neginf = std::nullopt);
-Tensor& nan_to_num_(Tensor& self,
-                    std::optional<double> nan = 0.0,
-                    std::optional<double> posinf = std::nullopt,
-                    std::optional<double> neginf = std::nullopt);
 
 // start + weight * (end - start), computed as end - (end - start) * (1 - weight) where
 // weight >= 0.5 so that weight 1 gives end exactly; floating tensors of one dtype.
@@ -149,30 +135,10 @@ using UnaryParams = std::array<Scalar, 3>;
 Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p);
 Tensor& param_unary_(ParamUnaryOp op, Tensor& self, const UnaryParams& p);
 
-// Gradient formulas of the lists too long for one line (ops/elementwise_grad.cpp), written with
-// differentiable ops so that second derivatives work.
 namespace detail {
 // For in-place ops while recording: writes `result`, computed out of place from self's old value,
 // into self and moves self's history to result's node (Note [In-place ops and autograd]).
 void commit_recorded(Tensor& self, const Tensor& result, const char* name);
-inline constexpr double kLn2 = 0.69314718055994530942;
-inline constexpr double kLn10 = 2.30258509299404568402;
-inline constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
-inline constexpr double kSqrtPiOver2 = 0.88622692545275801365;
-Tensor pow_base_grad(const Tensor& g, const Tensor& a, const Tensor& b);
-Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out);
-// The gradient of maximum(a, b) wrt a (of minimum with a and b swapped): shared on ties.
-Tensor max_grad(const Tensor& g, const Tensor& a, const Tensor& b);
-// Where fmax(a, b) (fmin) takes a: a >= b (a <= b) or b is NaN; b gets the gradient elsewhere.
-Tensor fmax_mask(const Tensor& a, const Tensor& b);
-Tensor fmin_mask(const Tensor& a, const Tensor& b);
-Tensor silu_grad(const Tensor& g, const Tensor& x);
-Tensor mish_grad(const Tensor& g, const Tensor& x);
-Tensor hardswish_grad(const Tensor& g, const Tensor& x);
-Tensor elu_grad(const Tensor& g, const Tensor& x, const Tensor& out, const UnaryParams& p);
-Tensor softplus_grad(const Tensor& g, const Tensor& x, const UnaryParams& p);
-Tensor gelu_grad(const Tensor& g, const Tensor& x, bool tanh_approx);
-Tensor logit_grad(const Tensor& g, const Tensor& x, const Scalar& eps);
 // A new elementwise result: the layout of the first of a, b that has the result's shape and is
 // dense but not contiguous (channels-last stays channels-last), else contiguous.
 Tensor new_output(IntArrayRef shape,

@@ -1,5 +1,6 @@
 // The public functions of the unary ops with parameters (EMBER_PARAM_UNARY_OPS): PyTorch's
-// arguments turned into the functors' parameter lists, and the comparisons built on them.
+// arguments turned into the functors' parameter lists (the list's params column, with the helpers
+// here), and the composites built on elementwise ops (lerp, addcmul, addcdiv, isclose, ...).
 #include <limits>
 
 #include "ember/autograd/grad_mode.h"
@@ -11,10 +12,6 @@
 
 namespace ember {
 namespace {
-
-Tensor& inplace(ParamUnaryOp op, Tensor& self, const UnaryParams& p) {
-  return param_unary_(op, self, p);
-}
 
 // The largest and lowest finite values of dtype (for nan_to_num's infinities and clamp's
 // missing bounds).
@@ -60,16 +57,17 @@ UnaryParams nan_to_num_params(DType dt,
           neginf ? Scalar(*neginf) : lowest(dt)};
 }
 
-void check_round(const Tensor& x, int64_t decimals) {
+UnaryParams round_params(const Tensor& x, int64_t decimals) {
   EMBER_CHECK(decimals == 0 || is_floating(x.dtype()),
               "[round] decimals is only supported for floating-point tensors, got ", x.dtype());
+  return {Scalar(decimals), Scalar(0), Scalar(0)};
 }
 
-bool tanh_approximation(std::string_view approximate) {
+UnaryParams gelu_params(std::string_view approximate) {
   EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
                     "[gelu] approximate argument must be either none or tanh, got '", approximate,
                     "'");
-  return approximate == "tanh";
+  return {Scalar(approximate == "tanh"), Scalar(0), Scalar(0)};
 }
 
 UnaryParams celu_params(const Scalar& alpha) {
@@ -97,83 +95,32 @@ Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::option
   const DType dt = clamp_dtype(self, min, max);  // a float bound makes an integer tensor float
   EMBER_CHECK(dt == self.dtype(), "[clamp_] result type ", dt,
               " can't be cast to the desired output type ", self.dtype());
-  return inplace(ParamUnaryOp::clamp, self, clamp_params(self.dtype(), min, max));
+  return param_unary_(ParamUnaryOp::clamp, self, clamp_params(self.dtype(), min, max));
 }
 
-Tensor hardtanh(const Tensor& x, const Scalar& min_val, const Scalar& max_val) {
-  return param_unary(ParamUnaryOp::hardtanh, x, {min_val, max_val, Scalar(0)});
-}
-Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  return inplace(ParamUnaryOp::hardtanh, self, {min_val, max_val, Scalar(0)});
-}
-
-Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value) {
-  return param_unary(ParamUnaryOp::threshold, x, {threshold, value, Scalar(0)});
-}
-Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
-  return inplace(ParamUnaryOp::threshold, self, {threshold, value, Scalar(0)});
-}
-
-Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
-  return param_unary(ParamUnaryOp::leaky_relu, x, {negative_slope, Scalar(0), Scalar(0)});
-}
-Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope) {
-  return inplace(ParamUnaryOp::leaky_relu, self, {negative_slope, Scalar(0), Scalar(0)});
-}
-
-Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
-  return param_unary(ParamUnaryOp::elu, x, {alpha, scale, input_scale});
-}
-Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
-  return inplace(ParamUnaryOp::elu, self, {alpha, scale, input_scale});
-}
-
-Tensor celu(const Tensor& x, const Scalar& alpha) {
-  return param_unary(ParamUnaryOp::elu, x, celu_params(alpha));
-}
-Tensor& celu_(Tensor& self, const Scalar& alpha) {
-  return inplace(ParamUnaryOp::elu, self, celu_params(alpha));
-}
-
-Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
-  return param_unary(ParamUnaryOp::softplus, x, {beta, threshold, Scalar(0)});
-}
-
-Tensor gelu(const Tensor& x, std::string_view approximate) {
-  return param_unary(ParamUnaryOp::gelu, x,
-                     {Scalar(tanh_approximation(approximate)), Scalar(0), Scalar(0)});
-}
-
-Tensor logit(const Tensor& x, std::optional<double> eps) {
-  return param_unary(ParamUnaryOp::logit, x, {Scalar(eps.value_or(-1.0)), Scalar(0), Scalar(0)});
-}
-Tensor& logit_(Tensor& self, std::optional<double> eps) {
-  return inplace(ParamUnaryOp::logit, self, {Scalar(eps.value_or(-1.0)), Scalar(0), Scalar(0)});
-}
-
-Tensor round(const Tensor& x, int64_t decimals) {
-  check_round(x, decimals);
-  return param_unary(ParamUnaryOp::round, x, {Scalar(decimals), Scalar(0), Scalar(0)});
-}
-Tensor& round_(Tensor& self, int64_t decimals) {
-  check_round(self, decimals);
-  return inplace(ParamUnaryOp::round, self, {Scalar(decimals), Scalar(0), Scalar(0)});
-}
-
-Tensor nan_to_num(const Tensor& x,
-                  std::optional<double> nan,
-                  std::optional<double> posinf,
-                  std::optional<double> neginf) {
-  return param_unary(ParamUnaryOp::nan_to_num, x,
-                     nan_to_num_params(x.dtype(), nan, posinf, neginf));
-}
-Tensor& nan_to_num_(Tensor& self,
-                    std::optional<double> nan,
-                    std::optional<double> posinf,
-                    std::optional<double> neginf) {
-  return inplace(ParamUnaryOp::nan_to_num, self,
-                 nan_to_num_params(self.dtype(), nan, posinf, neginf));
-}
+#define ARG(type, name) , type name
+#define DEF(type, name, value) , type name
+#define KW_ONLY
+#define EMBER_DEFINE_PARAM_fn(name, signature, params)   \
+  Tensor name(const Tensor& x EMBER_UNPAREN signature) { \
+    return param_unary(ParamUnaryOp::name, x, params);   \
+  }
+#define EMBER_DEFINE_PARAM_fn_inplace(name, signature, params) \
+  EMBER_DEFINE_PARAM_fn(name, signature, params)               \
+      Tensor& name##_(Tensor& x EMBER_UNPAREN signature) {     \
+    return param_unary_(ParamUnaryOp::name, x, params);        \
+  }
+#define EMBER_DEFINE_PARAM_manual(name, signature, params)
+#define EMBER_DEFINE_PARAM(name, F, dtypes, to_float, saves, grad, form, signature, params) \
+  EMBER_DEFINE_PARAM_##form(name, signature, params)
+EMBER_PARAM_UNARY_OPS(EMBER_DEFINE_PARAM)
+#undef EMBER_DEFINE_PARAM
+#undef EMBER_DEFINE_PARAM_manual
+#undef EMBER_DEFINE_PARAM_fn_inplace
+#undef EMBER_DEFINE_PARAM_fn
+#undef KW_ONLY
+#undef DEF
+#undef ARG
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] expected both inputs to have the same dtype, got ",

@@ -26,6 +26,12 @@ const OpInfo kLinalgOps[] = {
     {"addbmm", OpKind::Linalg, kNumericTypes, true},
     {"baddbmm", OpKind::Linalg, kNumericTypes, true},
     {"addmv", OpKind::Linalg, kNumericTypes, true},
+    // self.addmm_(...) and the like: the product written into self, which keeps its shape (the
+    // Tensor methods are made from these records in ember/_tensor.py).
+    {"addmm_", OpKind::Inplace, kNumericTypes, true},
+    {"addbmm_", OpKind::Inplace, kNumericTypes, true},
+    {"baddbmm_", OpKind::Inplace, kNumericTypes, true},
+    {"addmv_", OpKind::Inplace, kNumericTypes, true},
     {"dot", OpKind::Linalg, kNumericTypes, true},
     {"vdot", OpKind::Linalg, kNumericTypes, true},
     {"mv", OpKind::Linalg, kNumericTypes, true},

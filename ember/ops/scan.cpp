@@ -22,6 +22,10 @@ namespace {
 const OpInfo kScanOps[] = {
     {"cumsum", OpKind::Other, kAllTypes, true},
     {"cumprod", OpKind::Other, kAllTypes, true},
+    // self.cumsum_(dim) and self.cumprod_(dim): the scan written into self, in self's dtype (the
+    // Tensor methods are made from these records in ember/_tensor.py).
+    {"cumsum_", OpKind::Inplace, kAllTypes, true},
+    {"cumprod_", OpKind::Inplace, kAllTypes, true},
     {"cummax", OpKind::Other, kAllTypes, true},
     {"cummin", OpKind::Other, kAllTypes, true},
     {"logcumsumexp", OpKind::Other, kFloatingTypes, true},

@@ -119,18 +119,22 @@ def _install_aliases(namespace):
                 setattr(Tensor, alias + suffix, method)
 
 
-# In-place products and scans, as PyTorch's addmm_ & co and cumsum_: the out-of-place op, copied
-# into self (copy_ records the history, so autograd sees self's old value through the op).
-def _inplace_product(name):
+# The in-place forms the registry lists that C++ does not bind as methods (addmm_ & co, cumsum_,
+# cumprod_): the out-of-place op, copied into self. copy_ records the history, so autograd sees
+# self's old value through the op; while recording, the op reads a clone of self, since it may
+# save its input for backward (cumprod does) and copy_ then changes self.
+def _inplace_from(name):
     def method(self, *args, **kwargs):
-        return self.copy_(getattr(_C, name)(self, *args, **kwargs))
+        source = self.clone() if self.requires_grad else self
+        return self.copy_(getattr(_C, name)(source, *args, **kwargs))
 
     method.__name__ = name + "_"
     return method
 
 
-for _name in ("addmm", "addbmm", "baddbmm", "addmv", "cumsum", "cumprod"):
-    setattr(Tensor, _name + "_", _inplace_product(_name))
+for _name, _kind, *_ in _C._op_registry():
+    if _kind == "inplace" and not hasattr(Tensor, _name) and hasattr(_C, _name[:-1]):
+        setattr(Tensor, _name, _inplace_from(_name[:-1]))
 
 
 def _install_inplace_functions(namespace):

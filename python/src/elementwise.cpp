@@ -28,6 +28,18 @@ auto with_alpha(const TensorOrScalar& b,
   return tensor_op(scalar_tensor(b.scalar));
 }
 
+// F(self, args...) as a Tensor method that returns self (the same Python object, as PyTorch's
+// in-place methods do).
+template <auto F>
+struct InplaceMethod;
+template <class... Args, Tensor& (*F)(Tensor&, Args...)>
+struct InplaceMethod<F> {
+  static nb::object call(nb::handle self, Args... args) {
+    F(nb::cast<Tensor&>(self), std::forward<Args>(args)...);
+    return nb::borrow(self);
+  }
+};
+
 }  // namespace
 
 void init_elementwise(nb::module_& m) {
@@ -45,11 +57,14 @@ void init_elementwise(nb::module_& m) {
     return nb::borrow(self);                                   \
   });
   EMBER_UNARY_OPS(EMBER_BIND_UNARY)
-  EMBER_BIND_UNARY(logical_not)
-#undef EMBER_BIND_UNARY
-#define EMBER_BIND_PREDICATE(name, ...) def_both(m, #name, [](const Tensor& x) { return name(x); });
+#define EMBER_BIND_PREDICATE_fn(name) def_both(m, #name, [](const Tensor& x) { return name(x); });
+#define EMBER_BIND_PREDICATE_fn_inplace(name) EMBER_BIND_UNARY(name)
+#define EMBER_BIND_PREDICATE(name, F, form) EMBER_BIND_PREDICATE_##form(name)
   EMBER_PREDICATE_OPS(EMBER_BIND_PREDICATE)
 #undef EMBER_BIND_PREDICATE
+#undef EMBER_BIND_PREDICATE_fn_inplace
+#undef EMBER_BIND_PREDICATE_fn
+#undef EMBER_BIND_UNARY
   def_both(m, "negative", [](const Tensor& x) { return neg(x); });
   def_both(m, "absolute", [](const Tensor& x) { return abs(x); });
 
@@ -235,47 +250,26 @@ void init_elementwise(nb::module_& m) {
   def_both(m, "clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   cls.def("clamp_", clamp_inplace, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
 
-  // Each op with parameters as ember.<name>(input, ...), Tensor.<name>(...) and, where PyTorch
-  // has one, Tensor.<name>_(...) returning self.
-#define EMBER_BIND_PARAM(name, params, args, ...)                                                  \
-  def_both(                                                                                        \
-      m, #name, [](const Tensor& x, EMBER_UNPAREN params) { return name(x, EMBER_UNPAREN args); }, \
-      __VA_ARGS__);
-#define EMBER_BIND_PARAM_INPLACE(name, params, args, ...)     \
-  EMBER_BIND_PARAM(name, params, args, __VA_ARGS__)           \
-  cls.def(                                                    \
-      #name "_",                                              \
-      [](nb::handle self, EMBER_UNPAREN params) {             \
-        name##_(nb::cast<Tensor&>(self), EMBER_UNPAREN args); \
-        return nb::borrow(self);                              \
-      },                                                      \
-      __VA_ARGS__);
-#define EMBER_UNPAREN(...) __VA_ARGS__
-  EMBER_BIND_PARAM_INPLACE(hardtanh, (const Scalar& lo, const Scalar& hi), (lo, hi),
-                           nb::arg("min_val") = -1.0, nb::arg("max_val") = 1.0)
-  EMBER_BIND_PARAM_INPLACE(threshold, (const Scalar& th, const Scalar& v), (th, v),
-                           nb::arg("threshold"), nb::arg("value"))
-  EMBER_BIND_PARAM_INPLACE(leaky_relu, (const Scalar& slope), (slope),
-                           nb::arg("negative_slope") = 0.01)
-  EMBER_BIND_PARAM_INPLACE(elu, (const Scalar& a, const Scalar& s, const Scalar& is), (a, s, is),
-                           nb::arg("alpha") = 1.0, nb::arg("scale") = 1.0,
-                           nb::arg("input_scale") = 1.0)
-  EMBER_BIND_PARAM_INPLACE(celu, (const Scalar& alpha), (alpha), nb::arg("alpha") = 1.0)
-  EMBER_BIND_PARAM(softplus, (const Scalar& beta, const Scalar& th), (beta, th),
-                   nb::arg("beta") = 1, nb::arg("threshold") = 20)
-  EMBER_BIND_PARAM(gelu, (std::string_view approximate), (approximate), nb::kw_only(),
-                   nb::arg("approximate") = "none")
-  EMBER_BIND_PARAM_INPLACE(logit, (std::optional<double> eps), (eps), nb::arg("eps") = nb::none())
-  EMBER_BIND_PARAM_INPLACE(round, (int64_t decimals), (decimals), nb::kw_only(),
-                           nb::arg("decimals") = 0)
-  EMBER_BIND_PARAM_INPLACE(
-      nan_to_num,
-      (std::optional<double> nan, std::optional<double> pinf, std::optional<double> ninf),
-      (nan, pinf, ninf), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(),
-      nb::arg("neginf") = nb::none())
-#undef EMBER_UNPAREN
-#undef EMBER_BIND_PARAM_INPLACE
+  // Each op with parameters (but clamp) as ember.<name>(input, ...), Tensor.<name>(...) and, where
+  // PyTorch has one, Tensor.<name>_(...) returning self; the arguments from the list's signature.
+#define ARG(type, name) , nb::arg(#name)
+#define DEF(type, name, value) , nb::arg(#name) = std::decay_t<type>(value)
+#define KW_ONLY , nb::kw_only()
+#define EMBER_BIND_PARAM_fn(name, signature) def_both(m, #name, &name EMBER_UNPAREN signature);
+#define EMBER_BIND_PARAM_fn_inplace(name, signature) \
+  EMBER_BIND_PARAM_fn(name, signature)               \
+      cls.def(#name "_", &InplaceMethod<&name##_>::call EMBER_UNPAREN signature);
+#define EMBER_BIND_PARAM_manual(name, signature)
+#define EMBER_BIND_PARAM(name, F, dtypes, to_float, saves, grad, form, signature, params) \
+  EMBER_BIND_PARAM_##form(name, signature)
+  EMBER_PARAM_UNARY_OPS(EMBER_BIND_PARAM)
 #undef EMBER_BIND_PARAM
+#undef EMBER_BIND_PARAM_manual
+#undef EMBER_BIND_PARAM_fn_inplace
+#undef EMBER_BIND_PARAM_fn
+#undef KW_ONLY
+#undef DEF
+#undef ARG
   // lerp(end, weight) with a number or tensor weight; addcmul / addcdiv(tensor1, tensor2, value).
   def_both(
       m, "lerp",

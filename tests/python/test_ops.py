@@ -208,6 +208,16 @@ def test_every_record_comes_from_one_topic_module():
     assert len(OP_DB) == len(OPS)
 
 
+def test_every_registered_inplace_op_is_a_tensor_method():
+    """The registry's in-place forms are Tensor methods (those C++ does not bind, like addmm_ and
+    cumsum_, are made from the registry in ember/_tensor.py); the fused optimizer updates in
+    ember._C._optim are functions, not methods."""
+    inplace = [n for n, kind, *_ in ember._C._op_registry() if kind == "inplace"]
+    assert {"addmm_", "cumsum_", "logical_not_", "celu_", "clamp_"} <= set(inplace)
+    missing = [n for n in inplace if not n.startswith("_optim.") and not hasattr(ember.Tensor, n)]
+    assert not missing, missing
+
+
 def test_every_record_is_in_its_ops_topic():
     """A record lives in op_db/<topic>.py for the topic of its op in the registry (the C++ file
     ops/<topic>.cpp that registers it): one topic, one name in every layer."""

@@ -312,7 +312,7 @@ void register_elementwise(KernelTable& t) {
       &param_unary_kernel<math::F, dtypes, int(ParamUnaryOp::name)>;
   EMBER_PARAM_UNARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
-#define EMBER_REGISTER(name, F) \
+#define EMBER_REGISTER(name, F, form) \
   t.elementwise.predicate[int(PredicateOp::name)] = &predicate_kernel<math::F>;
   EMBER_PREDICATE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER

@@ -20,13 +20,14 @@ from ember.testing.op_db.spec import (
     FLOATING,
     INTEGRAL,
     NUMERIC,
+    REGISTRY_DTYPES,
     SHAPES_UNARY,
     ErrorSample,
     Fixed,
     OpSpec,
     Sample,
+    inplace_of,
     make_array,
-    to_tensor,
     unary_samples,
 )
 
@@ -835,96 +836,9 @@ INPLACE = [
 ]
 
 
-# The dtypes of every registered op, by name (the registry gives (name, kind, dtypes,
-# differentiable) tuples). A derived in-place record takes its dtypes from here, and an op with
-# parameters has one only where the registry has its in-place form: neither is restated by hand.
-REGISTRY_DTYPES = {name: dtypes for name, _, dtypes, *_ in ember._C._op_registry()}
-
-
-def _inplace_dtypes(spec):
-    """The dtypes self may have in spec's in-place form: those whose result self can hold, as the
-    registry declares them. An op that computes in floating point for any input (exp takes every
-    dtype) takes floating self only (exp_); test_undeclared_dtypes_raise then checks that exp_
-    refuses the others. An in-place form missing from the registry keeps spec's dtypes, so that
-    test_every_registered_op_has_a_record names it instead of this module failing to import."""
-    return REGISTRY_DTYPES.get(spec.name + "_", spec.dtypes)
-
-
-def inplace_of(spec, binary=False, compare=False):
-    """The record of spec's in-place form, self.<name>_(...): the same samples (those whose result
-    fits self), the same reference; compare: a bool result, cast to self's dtype."""
-    name = spec.name + "_"
-
-    def fn(x, *args, **kwargs):
-        out = x.clone()
-        result = getattr(out, name)(*args, **kwargs)
-        assert result is out, f"{name} must return self"
-        return out
-
-    def samples(dtype, rng):
-        out = []
-        for s in spec.samples(dtype, rng):
-            if binary and len(s.args) == 2:
-                a, b = s.args
-                if isinstance(b, np.ndarray):
-                    # self does not grow: only operands that broadcast to self's shape.
-                    if np.broadcast_shapes(np.shape(a), np.shape(b)) != np.shape(a):
-                        continue
-                elif not compare:
-                    # A number whose category is above self's would change self's dtype.
-                    if isinstance(b, float) and dtype not in FLOATING:
-                        continue
-                    if not isinstance(b, bool) and dtype == ember.bool:
-                        continue
-            if len(s.args) > 2:
-                continue  # clamp's tensor bounds: no in-place form with tensors here
-            float_kwarg = any(isinstance(v, float) for v in s.kwargs.values())
-            if spec.name == "clamp" and dtype not in FLOATING and float_kwarg:
-                continue  # a float bound would make an integer self float
-            out.append(s)
-        return out
-
-    def errors():
-        if not spec.grad or compare:
-            # Ops on integers (or with bool results): self may not grow by broadcasting.
-            dt = FLOATING[-1] if compare else spec.dtypes[0]
-            if not binary:
-                return []
-            return [
-                ErrorSample(
-                    lambda: getattr(ember.ones(3, dtype=dt), name)(ember.ones(2, 3, dtype=dt)),
-                    RuntimeError,
-                    "doesn't match the broadcast shape",
-                    "self would grow",
-                )
-            ]
-        first = samples(ember.float64, np.random.default_rng(0))[0]
-        args = tuple(to_tensor(a, ember.float64) for a in first.args[1:])
-        leaf = to_tensor(first.args[0], ember.float64).requires_grad_()
-        return [
-            ErrorSample(
-                lambda: getattr(leaf, name)(*args, **first.kwargs),
-                RuntimeError,
-                "leaf",
-                "in-place on a leaf that requires grad",
-            )
-        ]
-
-    return OpSpec(
-        name,
-        fn,
-        spec.ref,
-        _inplace_dtypes(spec),
-        samples,
-        grad=spec.grad and not compare,
-        gradgrad=False,
-        errors=errors,
-    )
-
-
 def records():
     """Every record of this module, with the derived in-place forms: of every unary, arithmetic
-    (but those in INPLACE), binary and comparison op, of logical_not, and of the ops with
+    (but those in INPLACE), binary and comparison op, and of the predicates and the ops with
     parameters that have one."""
     hand_written = {s.name for s in INPLACE}
     # An op with parameters has an in-place form exactly when the registry has one (softplus and
@@ -938,7 +852,7 @@ def records():
     ]
     derived = (
         [inplace_of(s) for s in unary]
-        + [inplace_of(PREDICATES[-1], compare=True)]
+        + [inplace_of(s, compare=True) for s in PREDICATES if s.name + "_" in REGISTRY_DTYPES]
         + [inplace_of(s, binary=True) for s in binary]
         + [inplace_of(s, binary=True, compare=True) for s in compare]
     )

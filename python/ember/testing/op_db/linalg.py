@@ -10,9 +10,11 @@ from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     NUMERIC,
+    REGISTRY_DTYPES,
     ErrorSample,
     OpSpec,
     Sample,
+    inplace_of,
     make_array,
 )
 
@@ -442,4 +444,7 @@ PRODUCTS = [
 
 
 def records():
-    return PRODUCTS + LINALG
+    """The records, with the in-place forms the registry lists (addmm_, ...; self must already
+    have the result's shape)."""
+    inplace = [inplace_of(s) for s in LINALG if s.name + "_" in REGISTRY_DTYPES]
+    return PRODUCTS + LINALG + inplace

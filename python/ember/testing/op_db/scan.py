@@ -12,12 +12,14 @@ from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     LINES,
+    REGISTRY_DTYPES,
     ErrorSample,
     OpSpec,
     Sample,
     dim_error,
     dim_error_sample,
     error_list,
+    inplace_of,
     make_array,
     nan_mask,
     with_nan,
@@ -190,4 +192,5 @@ RECORDS = [
 
 
 def records():
-    return RECORDS
+    """The records, with the in-place forms the registry lists (cumsum_, cumprod_)."""
+    return RECORDS + [inplace_of(s) for s in RECORDS if s.name + "_" in REGISTRY_DTYPES]

@@ -59,7 +59,7 @@ struct RnnKernels {
   // out = a @ b (accumulate: out += a @ b) for 2-d tensors, each with unit stride in one of its
   // dims (out: in its last); out may be a strided slice of a larger buffer. Cut into fixed blocks
   // of rows and columns, never along k, so every element is summed by one library call in one
-  // order: the same bits on any thread count (Note [Deterministic matmul] in cpu/matmul.cpp).
+  // order: the same bits on any thread count (Note [Deterministic matmul] in cpu/linalg.cpp).
   using Gemm = void (*)(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate);
   // Prepares b [k, n] (any strides; kept alive by the result) for products a @ b with a [m, k] of
   // row stride lda into out [m, n] of row stride ldc (unit column strides): the recurrent product

@@ -3,7 +3,7 @@
 //
 // `reduction` is "none" (one loss per element, or per sample), "mean" or "sum"; any other string
 // is a ValueError. The legacy size_average/reduce arguments are mapped in Python
-// (ember/nn/_functional_loss.py). Weights (`weight`, `pos_weight`) take no gradient, as in
+// (ember/nn/functional/loss.py). Weights (`weight`, `pos_weight`) take no gradient, as in
 // PyTorch: a weight that requires grad is refused.
 #pragma once
 

@@ -565,7 +565,7 @@ def test_a_step_pre_hook_may_replace_the_arguments():
 def test_any_parameter_layout_gives_the_contiguous_result(make):
     # A channels-last parameter (updated in place in one pass), a transposed one whose gradient
     # is contiguous, and a strided view with gaps (both staged): each must end where the same
-    # parameter in contiguous layout ends (Note [Fused layouts] in ember/optim/fused.cpp).
+    # parameter in contiguous layout ends (Note [Fused layouts] in ember/ops/optim.cpp).
     base = [
         np.random.default_rng(i).standard_normal(s) for i, s in enumerate([(2, 3, 4, 5), (4, 6)])
     ]

@@ -1,4 +1,4 @@
-// CPU kernels of the elementwise ops (expanded from the lists in ops/elementwise_ops.h), copy
+// CPU kernels of the elementwise ops (expanded from the lists in core/elementwise_ops.h), copy
 // with dtype conversion, and fill.
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // flags, and HWY_DYNAMIC_DISPATCH picks the best one the CPU supports at run time.
 //
 // Each copy builds a Table of plain function pointers. The loops run the scalar functors of
-// ops/math.h, except where a functor has an explicit vector form below (Vec<F>, VecBin<F>): the
+// core/math.h, except where a functor has an explicit vector form below (Vec<F>, VecBin<F>): the
 // transcendental functions, whose scalar forms (std::exp, ...) the compiler cannot vectorise,
 // and the simple arithmetic (at -O2 GCC vectorises only loops that need no aliasing checks, and
 // in-place ops alias their input and output). A unary vector form is used only where its inputs

@@ -1,7 +1,7 @@
 """ember.nn.functional: resampling (interpolate and the deprecated upsample*, pixel_shuffle,
 pixel_unshuffle, unfold, fold).
 
-PyTorch's signatures over the C++ ops (ember/ops/nn_pool.h): the checks, the output sizes and
+PyTorch's signatures over the C++ ops (ember/ops/nn_resample.h): the checks, the output sizes and
 the arithmetic are in C++; here are only the Python-side conveniences PyTorch has (one int or
 float for every spatial dim, the deprecation warnings)."""
 
@@ -39,7 +39,7 @@ def interpolate(
     antialias=False,
 ):
     """Resizes `input` (N, C, spatial...) to `size` or by `scale_factor`; PyTorch's modes and
-    rules (ember/ops/nn_pool.h). One int or float stands for every spatial dim."""
+    rules (ember/ops/nn_resample.h). One int or float stands for every spatial dim."""
     dim = input.dim() - 2
     if size is not None:
         if isinstance(size, (list, tuple)):

@@ -323,8 +323,9 @@ def index_tensor(*values):
 
 
 # The dtypes of every registered op, by name (the registry gives (name, kind, dtypes,
-# differentiable) tuples). A derived in-place record takes its dtypes from here, and an op with
-# parameters has one only where the registry has its in-place form: neither is restated by hand.
+# differentiable, topic) tuples). A derived in-place record takes its dtypes from here, and an op
+# with parameters has one only where the registry has its in-place form: neither is restated by
+# hand.
 REGISTRY_DTYPES = {name: dtypes for name, _, dtypes, *_ in ember._C._op_registry()}
 
 

@@ -125,7 +125,10 @@ def _install_aliases(namespace):
 # save its input for backward (cumprod does) and copy_ then changes self.
 def _inplace_from(name):
     def method(self, *args, **kwargs):
-        source = self.clone() if self.requires_grad else self
+        recording = _C.is_grad_enabled() and (
+            self.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        )
+        source = self.clone() if recording else self
         return self.copy_(getattr(_C, name)(source, *args, **kwargs))
 
     method.__name__ = name + "_"

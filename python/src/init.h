@@ -37,6 +37,14 @@ void init_nn_attention(nb::module_& m);  // nn_attention.cpp: scaled_dot_product
 void init_io(nb::module_& m);            // io.cpp: safetensors files (ember.save / ember.load)
 void init_optim(nb::module_& m);         // optim.cpp: fused optimizer updates (ember._C._optim)
 
+// ember._C._nn: the functions PyTorch has only in torch.nn.functional (ember/nn/functional/ wraps
+// them); each nn_<topic>.cpp adds its own.
+inline nb::module_ nn_submodule(nb::module_& m) {
+  return m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+}
+// An optional tensor argument as the C++ ops take it: None is an undefined Tensor.
+inline Tensor or_undefined(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+
 // The nb::class_ of Tensor, for files that add methods to it.
 nb::class_<Tensor>& tensor_class();
 

@@ -5,7 +5,7 @@
 namespace ember::py {
 
 void init_nn_attention(nb::module_& m) {
-  nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+  nb::module_ nn = nn_submodule(m);
   nn.def(
       "scaled_dot_product_attention",
       [](const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& attn_mask,

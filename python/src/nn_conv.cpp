@@ -6,8 +6,6 @@
 namespace ember::py {
 namespace {
 
-Tensor or_undefined(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-
 using ConvInt = Tensor (*)(
     const Tensor&, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t);
 using ConvMode = Tensor (*)(
@@ -80,7 +78,7 @@ void init_nn_conv(nb::module_& m) {
   m.def("_get_allow_winograd", &allow_winograd);
   m.def("_set_allow_winograd", &set_allow_winograd, nb::arg("allow"));
 
-  nb::module_ nn = m.def_submodule("_nn");
+  nb::module_ nn = nn_submodule(m);
   nn.def(
       "linear",
       [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {

@@ -54,7 +54,7 @@ void init_nn_dropout(nb::module_& m) {
   m.def("feature_alpha_dropout_",
         inplace([](Tensor& x, double p, bool t) { feature_alpha_dropout_(x, p, t); }),
         nb::arg("input"), nb::arg("p"), nb::arg("train"));
-  nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+  nb::module_ nn = nn_submodule(m);
   // Channel-wise dropout with dropout1d / dropout3d's unbatched inputs (batched false: dim 0
   // holds the channels), out of place or in place.
   nn.def(

@@ -4,14 +4,9 @@
 #include "init.h"
 
 namespace ember::py {
-namespace {
-
-Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-
-}  // namespace
 
 void init_nn_embedding(nb::module_& m) {
-  nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+  nb::module_ nn = nn_submodule(m);
   using OT = std::optional<Tensor>;
   using SV = std::string_view;
   nn.def(
@@ -29,8 +24,9 @@ void init_nn_embedding(nb::module_& m) {
       [](const Tensor& input, const Tensor& weight, OT offsets, std::optional<double> max_norm,
          double norm_type, bool scale_grad_by_freq, SV mode, bool sparse, OT psw,
          bool include_last_offset, std::optional<int64_t> padding_idx) {
-        return embedding_bag(input, weight, opt(offsets), max_norm, norm_type, scale_grad_by_freq,
-                             mode, sparse, opt(psw), include_last_offset, padding_idx);
+        return embedding_bag(input, weight, or_undefined(offsets), max_norm, norm_type,
+                             scale_grad_by_freq, mode, sparse, or_undefined(psw),
+                             include_last_offset, padding_idx);
       },
       nb::arg("input"), nb::arg("weight"), nb::arg("offsets").none() = nb::none(),
       nb::arg("max_norm").none() = nb::none(), nb::arg("norm_type") = 2.0,

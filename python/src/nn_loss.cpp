@@ -4,21 +4,15 @@
 #include "init.h"
 
 namespace ember::py {
-namespace {
-
-Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-
-}  // namespace
-
 void init_nn_loss(nb::module_& m) {
-  nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+  nb::module_ nn = nn_submodule(m);
   using OT = std::optional<Tensor>;
   using SV = std::string_view;
 
   nn.def(
       "cross_entropy",
       [](const Tensor& x, const Tensor& t, OT w, SV red, int64_t ii, double ls) {
-        return cross_entropy(x, t, opt(w), red, ii, ls);
+        return cross_entropy(x, t, or_undefined(w), red, ii, ls);
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
       nb::arg("reduction") = "mean", nb::arg("ignore_index") = -100,
@@ -26,21 +20,21 @@ void init_nn_loss(nb::module_& m) {
   nn.def(
       "nll_loss",
       [](const Tensor& x, const Tensor& t, OT w, SV red, int64_t ii) {
-        return nll_loss(x, t, opt(w), red, ii);
+        return nll_loss(x, t, or_undefined(w), red, ii);
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
       nb::arg("reduction") = "mean", nb::arg("ignore_index") = -100);
   nn.def(
       "binary_cross_entropy",
       [](const Tensor& x, const Tensor& t, OT w, SV red) {
-        return binary_cross_entropy(x, t, opt(w), red);
+        return binary_cross_entropy(x, t, or_undefined(w), red);
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
       nb::arg("reduction") = "mean");
   nn.def(
       "binary_cross_entropy_with_logits",
       [](const Tensor& x, const Tensor& t, OT w, SV red, OT pw) {
-        return binary_cross_entropy_with_logits(x, t, opt(w), red, opt(pw));
+        return binary_cross_entropy_with_logits(x, t, or_undefined(w), red, or_undefined(pw));
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
       nb::arg("reduction") = "mean", nb::arg("pos_weight").none() = nb::none());
@@ -54,7 +48,7 @@ void init_nn_loss(nb::module_& m) {
   nn.def(
       "multi_margin_loss",
       [](const Tensor& x, const Tensor& t, int64_t p, double margin, OT w, SV red) {
-        return multi_margin_loss(x, t, p, margin, opt(w), red);
+        return multi_margin_loss(x, t, p, margin, or_undefined(w), red);
       },
       nb::arg("input"), nb::arg("target"), nb::arg("p") = 1, nb::arg("margin") = 1.0,
       nb::arg("weight").none() = nb::none(), nb::arg("reduction") = "mean");
@@ -64,12 +58,16 @@ void init_nn_loss(nb::module_& m) {
       nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean");
   nn.def(
       "mse_loss",
-      [](const Tensor& x, const Tensor& t, SV red, OT w) { return mse_loss(x, t, red, opt(w)); },
+      [](const Tensor& x, const Tensor& t, SV red, OT w) {
+        return mse_loss(x, t, red, or_undefined(w));
+      },
       nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean",
       nb::arg("weight").none() = nb::none());
   nn.def(
       "l1_loss",
-      [](const Tensor& x, const Tensor& t, SV red, OT w) { return l1_loss(x, t, red, opt(w)); },
+      [](const Tensor& x, const Tensor& t, SV red, OT w) {
+        return l1_loss(x, t, red, or_undefined(w));
+      },
       nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean",
       nb::arg("weight").none() = nb::none());
   nn.def(
@@ -81,7 +79,7 @@ void init_nn_loss(nb::module_& m) {
   nn.def(
       "huber_loss",
       [](const Tensor& x, const Tensor& t, SV red, double delta, OT w) {
-        return huber_loss(x, t, red, delta, opt(w));
+        return huber_loss(x, t, red, delta, or_undefined(w));
       },
       nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", nb::arg("delta") = 1.0,
       nb::arg("weight").none() = nb::none());

@@ -51,7 +51,7 @@ void init_nn_norm(nb::module_& m) {
       nb::arg("bias").none() = nb::none(), nb::arg("eps") = 1e-5, nb::arg("cudnn_enabled") = true);
 
   // torch.nn.functional only.
-  nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+  nb::module_ nn = nn_submodule(m);
   nn.def(
       "local_response_norm",
       [](const Tensor& x, int64_t size, double alpha, double beta, double k) {

@@ -16,7 +16,7 @@ DimVector stride_or_empty(const std::optional<DimVector>& s) { return s.value_or
 }  // namespace
 
 void init_nn_pool(nb::module_& m) {
-  nb::module_ nn = m.def_submodule("_nn");
+  nb::module_ nn = nn_submodule(m);
 
   // ---- max pooling: torch.max_pool{1,2,3}d and torch.max_pool1d_with_indices -----------------
   using MaxFn = Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool);

@@ -6,7 +6,7 @@
 namespace ember::py {
 
 void init_nn_resample(nb::module_& m) {
-  nb::module_ nn = m.def_submodule("_nn");
+  nb::module_ nn = nn_submodule(m);
   nn.def(
       "interpolate",
       [](const Tensor& x, std::optional<std::vector<int64_t>> size,

@@ -82,6 +82,10 @@ Tensor tensor_from_data(nb::handle data,
                         std::optional<DType> dtype,
                         std::optional<Device> device,
                         bool requires_grad) {
+  // A range is data as its list is (torch.tensor(range(3)), x[range(2), y]).
+  if (PyRange_Check(data.ptr())) {
+    return tensor_from_data(nb::list(data), dtype, device, requires_grad);
+  }
   if (nb::isinstance<Tensor>(data)) {
     // As PyTorch: a copy, cut from the graph.
     Tensor t = clone(detach(nb::cast<const Tensor&>(data)), MemoryFormat::Contiguous);

@@ -271,8 +271,9 @@ void init_tensor(nb::module_& m) {
              return t.item().to_int();
            })
       // ---- indexing
-      .def("__getitem__", &getitem)
-      .def("__setitem__", &setitem);
+      // None is an index (x[None] adds a dim), so these arguments accept it.
+      .def("__getitem__", &getitem, nb::arg("index").none())
+      .def("__setitem__", &setitem, nb::arg("index").none(), nb::arg("value"));
 }
 
 }  // namespace ember::py

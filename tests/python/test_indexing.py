@@ -45,6 +45,24 @@ def test_setitem_forms():
     assert i.tolist() == [1, 0, 2]
 
 
+def test_bare_none_and_range_index_as_numpy():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = ember.tensor(a)
+    for idx in [None, (None,), range(2), (range(2), [0, 2]), (slice(None), range(1, 3))]:
+        np.testing.assert_array_equal(x[idx].numpy(), a[idx], err_msg=repr(idx))
+    y, b = x.clone(), a.copy()
+    y[None] = 5.0
+    b[None] = 5.0
+    np.testing.assert_array_equal(y.numpy(), b)
+    y[range(2), [0, 2]] = -1.0  # PyTorch's x_[range(n), y] = v
+    b[range(2), [0, 2]] = -1.0
+    np.testing.assert_array_equal(y.numpy(), b)
+    t = ember.tensor(range(2, 8, 2))
+    assert t.tolist() == [2, 4, 6] and t.dtype == ember.int64
+    assert ember.tensor(range(3), dtype=ember.float32).tolist() == [0.0, 1.0, 2.0]
+    assert ember.tensor(range(0)).shape == (0,)
+
+
 def test_repeated_indices_are_deterministic():
     # The last write wins for copies; sums add in index order, so results have the same bits
     # whatever the thread count.

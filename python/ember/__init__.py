@@ -26,7 +26,14 @@ _tensor._install_inplace_functions(globals())
 
 from ember import backends, cuda, datasets, linalg, nn, optim, utils  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
-from ember._utils import as_tensor, is_tensor, numel, result_type, set_printoptions  # noqa: E402
+from ember._utils import (  # noqa: E402
+    as_tensor,
+    asarray,
+    is_tensor,
+    numel,
+    result_type,
+    set_printoptions,
+)
 from ember.autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,

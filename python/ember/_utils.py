@@ -17,6 +17,39 @@ def as_tensor(data, dtype=None, device=None):
     return _C.tensor(data, dtype=dtype, device=device)
 
 
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """obj as a tensor, as torch.asarray. A tensor, a NumPy array or a DLPack producer is shared
+    when dtype and device allow it (copy=None); copy=True always copies; copy=False raises
+    ValueError where a copy would be needed. Numbers and (nested) sequences are copied, as
+    ember.tensor reads them. requires_grad=True makes the result require grad."""
+    numpy = sys.modules.get("numpy")  # an ndarray exists only if NumPy is loaded
+    if isinstance(obj, _C.Tensor):
+        source = obj
+    elif numpy is not None and isinstance(obj, numpy.ndarray):
+        source = _C.from_numpy(obj)
+    elif hasattr(obj, "__dlpack__"):
+        source = _C.from_dlpack(obj)
+    else:
+        if copy is False:
+            raise ValueError(
+                f"asarray(): can't share the memory of a {type(obj).__name__} (copy=False)"
+            )
+        out = _C.tensor(obj, dtype=dtype, device=device)
+        return out.requires_grad_() if requires_grad else out
+    out = source.to(device=device, dtype=dtype)
+    shared = out.numel() == 0 or out.data_ptr() == source.data_ptr()
+    if copy is False and not shared:
+        raise ValueError(
+            f"asarray(): copy=False, but {source.dtype} on {source.device} must be copied to "
+            f"give {out.dtype} on {out.device}"
+        )
+    if copy and shared:
+        out = out.clone()
+    if requires_grad and not out.requires_grad:
+        out.requires_grad_()
+    return out
+
+
 def is_tensor(obj) -> bool:
     """True if obj is an ember Tensor."""
     return isinstance(obj, _C.Tensor)

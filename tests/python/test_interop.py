@@ -138,3 +138,34 @@ def test_as_tensor_shares_where_it_can():
         [1.5],
         [2.0],
     ]
+
+
+def test_asarray_shares_copies_or_refuses_as_pytorch():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    shared = ember.asarray(a)
+    a[0, 0] = 7  # shared memory (copy=None)
+    assert shared.dtype == ember.float32 and shared[0, 0].item() == 7
+    copied = ember.asarray(a, copy=True)
+    a[0, 0] = 8
+    assert copied[0, 0].item() == 7
+    np.testing.assert_array_equal(
+        ember.asarray(a, dtype=ember.float64).numpy(), a.astype(np.float64)
+    )
+    with pytest.raises(ValueError, match="copy=False"):
+        ember.asarray(a, dtype=ember.float64, copy=False)  # a cast must copy
+    assert ember.asarray(a, copy=False).data_ptr() == shared.data_ptr()
+    x = ember.arange(4.0)
+    assert ember.asarray(x) is x  # as torch.asarray
+    alias = ember.asarray(x)
+    alias[0] = 5.0
+    assert x[0].item() == 5.0
+    assert ember.asarray(x, copy=True).data_ptr() != x.data_ptr()
+    seq = ember.asarray([[1, 2], [3, 4]])
+    assert seq.dtype == ember.int64 and seq.tolist() == [[1, 2], [3, 4]]
+    assert ember.asarray(2.5, dtype=ember.float64).item() == 2.5
+    with pytest.raises(ValueError, match="can't share"):
+        ember.asarray([1.0, 2.0], copy=False)
+    leaf = ember.asarray([1.0, 2.0], requires_grad=True)
+    assert leaf.requires_grad and leaf.is_leaf
+    (leaf * leaf).sum().backward()
+    assert leaf.grad.tolist() == [2.0, 4.0]

@@ -37,7 +37,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         out = _C.tensor(obj, dtype=dtype, device=device)
         return out.requires_grad_() if requires_grad else out
     out = source.to(device=device, dtype=dtype)
-    shared = out.numel() == 0 or out.data_ptr() == source.data_ptr()
+    shared = out is source  # .to gives source itself when nothing changes, else a copy
     if copy is False and not shared:
         raise ValueError(
             f"asarray(): copy=False, but {source.dtype} on {source.device} must be copied to "

@@ -11,8 +11,8 @@ jobs=${EMBER_JOBS:-$(nproc)}
 ./scripts/setup.sh
 
 echo "== lint"
-.venv/bin/ruff check --quiet python tests examples benchmarks
-.venv/bin/ruff format --check --quiet python tests examples benchmarks
+.venv/bin/ruff check --quiet python tests examples benchmarks scripts
+.venv/bin/ruff format --check --quiet python tests examples benchmarks scripts
 git ls-files '*.h' '*.cpp' '*.cu' | xargs clang-format --dry-run -Werror
 
 echo "== C++ tests (ASan + UBSan)"

@@ -1,0 +1,383 @@
+"""Run real PyTorch programs, unchanged, with `torch` aliased to ember (and with PyTorch too).
+
+The programs are public repositories' files, brought to ../.mirror by the `fetch` look-up; none of
+their code is in this project. Each is extracted from its snapshot into build/realworld/, run in
+its own folder with a few steps' worth of arguments, and reported with its result and first error:
+
+    PYTHONPATH=python .venv/bin/python scripts/realworld.py                  # ember only
+    PYTHONPATH=python .venv/bin/python scripts/realworld.py --torch .bench-venv/bin/python
+    PYTHONPATH=python .venv/bin/python scripts/realworld.py --only makemore -v  # one, with output
+    ... --write-docs    # the table into docs/compat.md
+
+Under ember, a meta-path hook maps `torch` and every `torch.<x>` to `ember` and `ember.<x>`: the
+very same module objects, so `import torch.nn as nn` gives `ember.nn`. A module ember lacks fails
+as `No module named 'ember.<x>'`, the program's first error. scripts/realworld_standins/ holds
+the stand-ins for what cannot come from here (torchvision's datasets, matplotlib's windows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+STANDINS = ROOT / "scripts" / "realworld_standins"
+WORK = ROOT / "build" / "realworld"
+DOC = ROOT / "docs" / "compat.md"
+BEGIN, END = "<!-- realworld:begin -->", "<!-- realworld:end -->"
+
+
+# --- the child side: run one program -------------------------------------------------------------
+class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """`torch` and `torch.<x>` are `ember` and `ember.<x>`, the same module objects."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        module = importlib.import_module("ember" + spec.name[len("torch") :])
+        self._spec = getattr(module, "__spec__", None)
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self._spec  # importlib set the torch spec on ember's module
+
+
+def run_program(side: str, program: str, args: list[str]) -> None:
+    sys.path.insert(0, str(STANDINS))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
+    if side == "ember":
+        sys.meta_path.insert(0, TorchAlias())
+    sys.argv = [program, *args]
+    import runpy
+
+    runpy.run_path(program, run_name="__main__")
+
+
+# --- the corpus ----------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Program:
+    repo: str  # owner/name, as fetched
+    path: str  # in the repository
+    args: tuple = ()
+    setup: object = None  # callable(folder) that writes a small stand-in dataset
+    steps: str = ""  # what the arguments cut the program down to
+    data_size: int = 0  # images per stand-in dataset, for programs with fixed long loops
+
+
+def _names_txt(folder: pathlib.Path) -> None:
+    import random
+
+    rng = random.Random(0)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    names = {"".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(2000)}
+    (folder / "names.txt").write_text("\n".join(sorted(names)) + "\n")
+
+
+def _shakespeare_char(folder: pathlib.Path) -> None:
+    import pickle
+
+    import numpy as np
+
+    data = folder / "data" / "shakespeare_char"
+    data.mkdir(parents=True, exist_ok=True)
+    text = (ROOT / "README.md").read_text() * 4  # any text will do: it is the character level
+    chars = sorted(set(text))
+    stoi = {c: i for i, c in enumerate(chars)}
+    ids = np.array([stoi[c] for c in text], dtype=np.uint16)
+    n = int(0.9 * len(ids))
+    ids[:n].tofile(data / "train.bin")
+    ids[n:].tofile(data / "val.bin")
+    meta = {"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": stoi}
+    (data / "meta.pkl").write_bytes(pickle.dumps(meta))
+
+
+def _wikitext2(folder: pathlib.Path) -> None:
+    data = folder / "data" / "wikitext-2"
+    data.mkdir(parents=True, exist_ok=True)
+    words = (ROOT / "README.md").read_text().split()
+    for name, part in (
+        ("train", words[:3000]),
+        ("valid", words[3000:3600]),
+        ("test", words[3600:4200]),
+    ):
+        lines = [" ".join(part[i : i + 12]) for i in range(0, len(part), 12)]
+        (data / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+
+NANOGPT = (
+    "config/train_shakespeare_char.py",
+    "--device=cpu",
+    "--compile=False",
+    "--max_iters=4",
+    "--eval_interval=2",
+    "--eval_iters=2",
+    "--log_interval=1",
+    "--block_size=64",
+    "--batch_size=8",
+    "--n_layer=2",
+    "--n_head=2",
+    "--n_embd=64",
+    "--dtype=float32",
+)
+
+JC = "jcjohnson/pytorch-examples"
+MZ = "MorvanZhou/PyTorch-Tutorial"
+YJ = "yunjey/pytorch-tutorial"
+PE = "pytorch/examples"
+
+CORPUS = [
+    Program(JC, "tensor/two_layer_net_tensor.py"),
+    Program(JC, "autograd/two_layer_net_autograd.py"),
+    Program(JC, "autograd/two_layer_net_custom_function.py"),
+    Program(JC, "nn/two_layer_net_nn.py"),
+    Program(JC, "nn/two_layer_net_optim.py"),
+    Program(JC, "nn/two_layer_net_module.py"),
+    Program(JC, "nn/dynamic_net.py"),
+    Program(MZ, "tutorial-contents/201_torch_numpy.py"),
+    Program(MZ, "tutorial-contents/202_variable.py"),
+    Program(MZ, "tutorial-contents/203_activation.py"),
+    Program(MZ, "tutorial-contents/301_regression.py"),
+    Program(MZ, "tutorial-contents/302_classification.py"),
+    Program(MZ, "tutorial-contents/303_build_nn_quickly.py"),
+    Program(MZ, "tutorial-contents/304_save_reload.py"),
+    Program(MZ, "tutorial-contents/305_batch_train.py"),
+    Program(MZ, "tutorial-contents/306_optimizer.py"),
+    Program(MZ, "tutorial-contents/401_CNN.py"),
+    Program(MZ, "tutorial-contents/402_RNN_classifier.py"),
+    Program(MZ, "tutorial-contents/403_RNN_regressor.py"),
+    Program(MZ, "tutorial-contents/404_autoencoder.py"),
+    Program(MZ, "tutorial-contents/406_GAN.py"),
+    Program(MZ, "tutorial-contents/406_conditional_GAN.py"),
+    Program(MZ, "tutorial-contents/501_why_torch_dynamic_graph.py"),
+    Program(MZ, "tutorial-contents/503_dropout.py"),
+    Program(MZ, "tutorial-contents/504_batch_normalization.py"),
+    Program(YJ, "tutorials/01-basics/linear_regression/main.py"),
+    Program(YJ, "tutorials/01-basics/logistic_regression/main.py"),
+    Program(YJ, "tutorials/01-basics/feedforward_neural_network/main.py"),
+    Program(YJ, "tutorials/02-intermediate/convolutional_neural_network/main.py"),
+    Program(YJ, "tutorials/02-intermediate/recurrent_neural_network/main.py"),
+    Program(YJ, "tutorials/02-intermediate/bidirectional_recurrent_neural_network/main.py"),
+    Program(
+        YJ,
+        "tutorials/02-intermediate/deep_residual_network/main.py",
+        data_size=100,
+        steps="80 epochs of 1 batch",
+    ),
+    Program(
+        YJ,
+        "tutorials/03-advanced/generative_adversarial_network/main.py",
+        data_size=100,
+        steps="200 epochs of 1 batch",
+    ),
+    Program(YJ, "tutorials/03-advanced/variational_autoencoder/main.py"),
+    Program(PE, "mnist/main.py", ("--epochs=1", "--dry-run"), steps="1 batch"),
+    Program(PE, "mnist_rnn/main.py", ("--epochs=1", "--dry-run"), steps="1 batch"),
+    Program(PE, "mnist_forward_forward/main.py", ("--epochs=2",), steps="2 epochs"),
+    Program(PE, "regression/main.py"),
+    Program(PE, "time_sequence_prediction/generate_sine_wave.py"),
+    Program(PE, "vae/main.py", ("--epochs=1",), steps="1 epoch"),
+    Program(
+        PE, "word_language_model/main.py", ("--epochs=1", "--dry-run"), _wikitext2, steps="1 batch"
+    ),
+    Program(
+        PE,
+        "word_language_model/main.py",
+        ("--epochs=1", "--model=Transformer", "--lr=5", "--dry-run"),
+        _wikitext2,
+        steps="1 batch",
+    ),
+    Program(PE, "time_sequence_prediction/train.py", ("--steps=1",), steps="1 LBFGS step"),
+    Program(
+        PE,
+        "dcgan/main.py",
+        (
+            "--dataset=fake",
+            "--dry-run",
+            "--batchSize=8",
+            "--workers=0",
+            "--imageSize=64",
+            "--niter=1",
+        ),
+        steps="1 batch",
+    ),
+    Program(
+        "karpathy/makemore",
+        "makemore.py",
+        ("--max-steps=20", "-n", "0"),
+        _names_txt,
+        steps="20 steps",
+    ),
+    Program("karpathy/nanoGPT", "train.py", NANOGPT, _shakespeare_char, steps="4 iterations"),
+    Program(
+        "karpathy/nanoGPT",
+        "sample.py",
+        (
+            "--init_from=resume",
+            "--out_dir=out-shakespeare-char",
+            "--device=cpu",
+            "--compile=False",
+            "--num_samples=2",
+            "--max_new_tokens=20",
+            "--dtype=float32",
+        ),
+        steps="the checkpoint train.py saved",
+    ),
+]
+
+
+# --- the parent side: extract, run, report -------------------------------------------------------
+def snapshot(repo: str, mirror: pathlib.Path) -> tuple[pathlib.Path, str]:
+    """The repository's snapshot extracted into build/realworld/, and its commit."""
+    gitdir = mirror / repo.replace("/", "+") / "repo"
+    if not gitdir.exists():
+        raise FileNotFoundError(f"{gitdir}: fetch github:{repo} first (the search tool's fetch)")
+    commit = subprocess.run(
+        ["git", "--git-dir", str(gitdir), "rev-parse", "HEAD"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    folder = WORK / repo.replace("/", "+")
+    stamp = folder / ".commit"
+    if not stamp.exists() or stamp.read_text() != commit:
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+        folder.mkdir(parents=True)
+        extract(gitdir, folder)
+        stamp.write_text(commit)
+    return folder, commit
+
+
+def extract(gitdir: pathlib.Path, folder: pathlib.Path) -> None:
+    """Every file of HEAD that the snapshot holds (its largest files may be absent: skipped)."""
+    git = ["git", "--git-dir", str(gitdir)]
+    listing = subprocess.run(
+        [*git, "ls-tree", "-r", "-z", "HEAD"], check=True, capture_output=True
+    ).stdout.split(b"\0")
+    entries = [e.split(b"\t", 1) for e in listing if e]
+    blobs = [(meta.split()[2], path.decode()) for meta, path in entries if b" blob " in meta]
+    batch = subprocess.run(
+        [*git, "cat-file", "--batch"],
+        check=True,
+        capture_output=True,
+        input=b"".join(sha + b"\n" for sha, _ in blobs),
+    ).stdout
+    pos = 0
+    for _, path in blobs:
+        end = batch.index(b"\n", pos)
+        header = batch[pos:end].split()
+        pos = end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(batch[pos : pos + size])
+        pos += size + 1
+
+
+def first_error(stderr: str) -> str:
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    for line in reversed(lines):
+        head = line.split(":", 1)[0]
+        if head.endswith(("Error", "Exception", "Interrupt", "Exit")) or head == "Killed":
+            return line.strip()[:160]
+    return lines[-1].strip()[:160] if lines else ""
+
+
+def run_one(
+    python: str, side: str, prog: Program, folder: pathlib.Path, timeout: float, verbose: bool
+):
+    path = folder / prog.path
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    if prog.data_size:
+        env["REALWORLD_DATA_SIZE"] = str(prog.data_size)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")])
+    cmd = [python, str(ROOT / "scripts" / "realworld.py"), "--exec", side, str(path), *prog.args]
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            cmd, cwd=path.parent, env=env, capture_output=True, text=True, timeout=timeout
+        )
+        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = -1, e.stdout or "", f"TimeoutExpired: over {timeout:.0f} s"
+        out = out.decode() if isinstance(out, bytes) else out
+    secs = time.monotonic() - start
+    if verbose:
+        print(out[-3000:], err[-6000:], sep="\n", file=sys.stderr)
+    return rc == 0, secs, "" if rc == 0 else first_error(err)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--exec", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--torch",
+        metavar="PYTHON",
+        help="also run each program with this Python's PyTorch (e.g. .bench-venv/bin/python)",
+    )
+    ap.add_argument("--mirror", default=str(ROOT.parent / ".mirror"))
+    ap.add_argument("--only", help="run the programs whose repo/path contains this")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.exec:
+        side, program, *rest = args.exec
+        run_program(side, program, rest)
+        return 0
+
+    if args.torch:
+        args.torch = os.path.abspath(args.torch)  # the programs run in their own folders
+    progs = [p for p in CORPUS if not args.only or args.only in f"{p.repo}/{p.path}"]
+    rows, passed, torch_passed = [], 0, 0
+    for prog in progs:
+        folder, commit = snapshot(prog.repo, pathlib.Path(args.mirror))
+        if prog.setup is not None:
+            prog.setup((folder / prog.path).parent)
+        ok, secs, err = run_one(sys.executable, "ember", prog, folder, args.timeout, args.verbose)
+        passed += ok
+        torch_cell = ""
+        if args.torch:
+            t_ok, t_secs, t_err = run_one(args.torch, "torch", prog, folder, args.timeout, False)
+            torch_passed += t_ok
+            torch_cell = f"pass ({t_secs:.1f} s)" if t_ok else f"fail: `{t_err}`"
+        cell = f"pass ({secs:.1f} s)" if ok else f"**fail**: `{err}`"
+        rows.append((prog, commit, cell, torch_cell))
+        print(f"{'PASS' if ok else 'FAIL'} {prog.repo}/{prog.path} {secs:.1f}s {err}", flush=True)
+
+    head = "| repository | commit | program | steps | ember |"
+    sep = "|---|---|---|---|---|"
+    if args.torch:
+        head, sep = head + " PyTorch |", sep + "---|"
+    lines = [head, sep]
+    for prog, commit, cell, torch_cell in rows:
+        line = f"| {prog.repo} | {commit[:10]} | `{prog.path}` | {prog.steps or 'as written'} "
+        line += f"| {cell} |" + (f" {torch_cell} |" if args.torch else "")
+        lines.append(line)
+    summary = f"ember runs {passed} of {len(rows)} programs unchanged"
+    if args.torch:
+        summary += f"; PyTorch runs {torch_passed}"
+    text = "\n".join(lines) + f"\n\n{summary}.\n"
+    if args.write_docs:
+        doc = DOC.read_text()
+        pre, rest = doc.split(BEGIN, 1)
+        _, post = rest.split(END, 1)
+        DOC.write_text(f"{pre}{BEGIN}\n{text}{END}{post}")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

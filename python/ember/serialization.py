@@ -1,17 +1,25 @@
-"""ember.save / ember.load: checkpoints in the safetensors format (no pickle).
+"""ember.save / ember.load: checkpoints in the safetensors format.
 
 A tensor, or a nested structure of dicts, lists and tuples holding tensors and plain values (None,
-bool, int, float, str, ember.dtype, ember.device, ember.Size), is written as one safetensors file:
-the tensors under their path names ("optimizer.state.0.exp_avg"; a flat state dict's tensors under
-exactly its keys), and the structure with the plain values as JSON in the header's metadata under
-"ember.structure". docs/design/serialization.md describes the scheme. Loading parses JSON and
-copies bytes: it never runs code, whatever `weights_only` says.
+bool, int, float, str, ember.dtype, ember.device, ember.Size, NumPy arrays), is written as one
+safetensors file: the tensors under their path names ("optimizer.state.0.exp_avg"; a flat state
+dict's tensors under exactly its keys), and the structure with the plain values as JSON in the
+header's metadata under "ember.structure". docs/design/serialization.md describes the scheme.
+Loading such a file parses JSON and copies bytes: it never runs code.
+
+Any other object (a whole nn.Module, a user's class) is pickled as torch.save does, its tensors
+still stored as safetensors entries (the pickle refers to them by name), and the pickle's bytes
+kept as a uint8 entry. As in PyTorch 2.6 and later, ember.load refuses to unpickle unless
+`weights_only=False` is passed, since unpickling can run arbitrary code.
 """
 
 import collections
+import ctypes
 import errno
+import io
 import json
 import os
+import pickle
 
 from ember import _C
 from ember._size import Size
@@ -21,6 +29,19 @@ __all__ = ["load", "save"]
 _STRUCTURE_KEY = "ember.structure"
 _VERSION = 1
 _PLAIN_KEY_TYPES = (str, int, float, type(None))  # bool is an int
+# NumPy dtypes stored as plain tensors (read back as arrays without unpickling).
+_NUMPY_DTYPES = {"float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8"}
+
+_WEIGHTS_ONLY_MESSAGE = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, do "
+    "those steps only if you trust the source of the checkpoint.\n\t(1) In PyTorch 2.6, the "
+    "default value of the `weights_only` argument of `torch.load` changed from `False` to "
+    "`True`; ember.load does the same. Re-running `ember.load` with `weights_only` set to `False` "
+    "will likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
+    "file from a trusted source.\n\t(2) Save plain data instead: the file holds a pickled {what}, "
+    "and ember.load reads tensors, dicts, lists, tuples, plain values and NumPy arrays "
+    "without unpickling."
+)
 
 
 def _path_name(path):
@@ -39,6 +60,47 @@ class _Flattener:
         self.names = set()
         self.by_id = {}  # the same tensor object twice is stored once
         self.active = set()  # ids of the containers being walked, to catch reference cycles
+        self.pickles = 0
+
+    def entry(self, t, path, suffix=""):
+        """Adds a tensor that is not the user's (a pickle's bytes, an array's data) by name."""
+        name = _path_name(path) + suffix
+        while name in self.names:
+            name += "#"
+        self.names.add(name)
+        self.items.append((name, t))
+        return name
+
+    def pickled(self, obj, path):
+        """An object JSON cannot describe: pickled, with its tensors as entries of the file."""
+        flat = self
+
+        class Pickler(pickle.Pickler):
+            def persistent_id(self, o):
+                if isinstance(o, _C.Tensor):
+                    return ("ember.tensor", flat.tensor(o, (*path, f"pickled{flat.pickles}")))
+                return None
+
+        buf = io.BytesIO()
+        try:
+            Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            raise TypeError(
+                f"ember.save: cannot save the {type(obj).__name__} at {_where(path)}: {e}"
+            ) from e
+        self.pickles += 1
+        raw = buf.getvalue()
+        data = _C.empty([len(raw)], dtype=_C.uint8)
+        ctypes.memmove(data.data_ptr(), raw, len(raw))
+        return {"pickle": self.entry(data, path, ".__pickle__")}
+
+    def ndarray(self, a, path):
+        import numpy as np
+
+        dtype = a.dtype.name
+        if a.dtype == np.bool_ or dtype in _NUMPY_DTYPES:
+            return {"ndarray": self.entry(_C.from_numpy(np.ascontiguousarray(a)).clone(), path)}
+        return self.pickled(a, path)
 
     def tensor(self, t, path):
         name = self.by_id.get(id(t))
@@ -86,26 +148,18 @@ class _Flattener:
             self.active.add(id(obj))
             try:
                 if isinstance(obj, dict):
+                    if not all(isinstance(k, _PLAIN_KEY_TYPES) for k in obj):
+                        return self.pickled(obj, path)  # keys JSON cannot hold (tuples, ...)
                     tag = "odict" if isinstance(obj, collections.OrderedDict) else "dict"
-                    entries = []
-                    for k, v in obj.items():
-                        if not isinstance(k, _PLAIN_KEY_TYPES):
-                            raise TypeError(
-                                f"ember.save: dict keys must be str, int, float, bool or None, "
-                                f"got {type(k).__name__} at {_where(path)}"
-                            )
-                        entries.append([self.node(k, ()), self.node(v, (*path, k))])
+                    entries = [[self.node(k, ()), self.node(v, (*path, k))] for k, v in obj.items()]
                     return {tag: entries}
                 tag = "list" if isinstance(obj, list) else "tuple"
                 return {tag: [self.node(v, (*path, i)) for i, v in enumerate(obj)]}
             finally:
                 self.active.discard(id(obj))
-        hint = " (save its state_dict() instead)" if hasattr(obj, "state_dict") else ""
-        raise TypeError(
-            f"ember.save: cannot save an object of type {type(obj).__name__} at {_where(path)}"
-            f"{hint}; supported: tensors, dict, list, tuple, None, bool, int, float, str, "
-            f"ember.dtype, ember.device, ember.Size"
-        )
+        if type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray":
+            return self.ndarray(obj, path)
+        return self.pickled(obj, path)
 
 
 def save(
@@ -113,9 +167,9 @@ def save(
 ):
     """Saves `obj` to the file `f` (a path, or a binary file object) in the safetensors format.
 
-    `obj` is a tensor or a nested dict / list / tuple of tensors and plain values. A path is written
-    atomically (a temporary file renamed over it). The pickle arguments of torch.save are accepted
-    and ignored.
+    `obj` is a tensor or a nested dict / list / tuple of tensors and plain values; any other object
+    in it is pickled (Python's pickle, as torch.save; the pickle arguments are ignored) and needs
+    `weights_only=False` to load. A path is written atomically (a temporary file renamed over it).
     """
     flat = _Flattener()
     structure = {"version": _VERSION, "root": flat.node(obj, ())}
@@ -132,10 +186,35 @@ def save(
 
 
 class _Rebuilder:
-    def __init__(self, tensors, source):
+    def __init__(self, tensors, source, weights_only):
         self.tensors = tensors
         self.source = source
+        self.weights_only = weights_only
         self.made = {}  # name -> the rebuilt tensor, so shared entries stay one object
+
+    def entry(self, name):
+        t = self.tensors.get(name) if isinstance(name, str) else None
+        if t is None:
+            self.fail(f"the structure refers to tensor '{name}', which the file does not hold")
+        return t
+
+    def unpickle(self, name):
+        data = self.entry(name)
+        if data.dtype != _C.uint8 or data.dim() != 1:
+            self.fail(f"the pickle entry '{name}' is not a 1-d uint8 tensor")
+        raw = ctypes.string_at(data.data_ptr(), data.numel()) if data.numel() else b""
+        if self.weights_only:
+            what = _pickled_class(raw)
+            raise pickle.UnpicklingError(_WEIGHTS_ONLY_MESSAGE.format(what=what))
+        rebuilder = self
+
+        class Unpickler(pickle.Unpickler):
+            def persistent_load(self, pid):
+                if not (isinstance(pid, tuple) and len(pid) == 2 and pid[0] == "ember.tensor"):
+                    rebuilder.fail(f"an unknown persistent id in a pickle: {pid!r:.80}")
+                return rebuilder.tensor(pid[1])
+
+        return Unpickler(io.BytesIO(raw)).load()
 
     def fail(self, problem):
         raise RuntimeError(f"[ember.load] {self.source}: {problem}")
@@ -170,6 +249,10 @@ class _Rebuilder:
                     return _C.device(value)
                 if tag == "size" and isinstance(value, list) and all(type(d) is int for d in value):
                     return Size(value)
+                if tag == "ndarray":
+                    return self.entry(value).numpy()
+                if tag == "pickle":
+                    return self.unpickle(value)
         self.fail(f"a malformed node in the structure: {n!r:.80}")
 
     def tensor(self, n):
@@ -178,9 +261,7 @@ class _Rebuilder:
             self.fail(f"a malformed tensor node in the structure: {n!r:.80}")
         if name in self.made:
             return self.made[name]
-        t = self.tensors.get(name)
-        if t is None:
-            self.fail(f"the structure refers to tensor '{name}', which the file does not hold")
+        t = self.entry(name)
         parameter = getattr(_nn(), "Parameter", None) if n.get("parameter") else None
         if parameter is not None:
             t = parameter(t, requires_grad=bool(n.get("requires_grad")))
@@ -188,6 +269,22 @@ class _Rebuilder:
             t.requires_grad_(True)
         self.made[name] = t
         return t
+
+
+def _pickled_class(raw):
+    """The class a pickle builds at its top ("nn.Sequential"), read without unpickling."""
+    import pickletools
+
+    try:
+        for op, arg, _ in pickletools.genops(raw):
+            if op.name in ("GLOBAL", "STACK_GLOBAL", "SHORT_BINUNICODE", "BINUNICODE"):
+                if op.name == "GLOBAL":
+                    return str(arg).replace(" ", ".")
+                if isinstance(arg, str) and "." not in arg and arg[:1].isupper():
+                    return arg
+    except Exception:
+        pass
+    return "object"
 
 
 def _nn():
@@ -236,8 +333,9 @@ def load(
 
     `f` is a path or a binary file object. Tensors are read onto the CPU, then moved as
     `map_location` says (a device, a string such as "cpu", a dict {"cpu": device}, or a callable
-    (tensor, "cpu") -> tensor). Nothing in a file is executed, so `weights_only` and the pickle
-    arguments of torch.load change nothing. A missing file is a FileNotFoundError, a corrupt one a
+    (tensor, "cpu") -> tensor). A file that holds pickled objects (ember.save of a module or any
+    other object) loads only with `weights_only=False`, as in PyTorch 2.6+: otherwise a
+    pickle.UnpicklingError says so. A missing file is a FileNotFoundError, a corrupt one a
     RuntimeError that names the file and the problem.
     """
     if hasattr(f, "read"):
@@ -263,6 +361,8 @@ def load(
             with open(source, "rb") as head:
                 _explain_foreign_format(head.read(8), source, e)
             raise
+    if weights_only is None:  # PyTorch's default, True since 2.6
+        weights_only = True
     tensors = _map_tensors(dict(items), map_location)
     text = metadata.get(_STRUCTURE_KEY)
     if text is None:  # a file from another tool: its tensors, in file order
@@ -280,4 +380,4 @@ def load(
             f"[ember.load] {source}: the {_STRUCTURE_KEY} metadata is not a structure of "
             f"version {_VERSION}"
         )
-    return _Rebuilder(tensors, source).node(structure["root"])
+    return _Rebuilder(tensors, source, weights_only).node(structure["root"])

@@ -32,6 +32,23 @@ OPTIMIZERS = [
     ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "initial_accumulator_value": 0.1}),
     ("Adagrad", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {}),
+    ("Adamax", {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1}),
+    ("NAdam", {}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {}),
+    ("RAdam", {"lr": 0.01, "betas": (0.5, 0.6), "weight_decay": 0.1}),
+    (
+        "RAdam",
+        {"lr": 0.01, "betas": (0.5, 0.6), "weight_decay": 0.1, "decoupled_weight_decay": True},
+    ),
+    ("ASGD", {}),
+    ("ASGD", {"lr": 0.1, "lambd": 0.01, "alpha": 0.5, "t0": 2, "weight_decay": 0.1}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.1, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
 ]
 
 
@@ -57,6 +74,7 @@ def test_optimizer_matches_torch(name, kw):
         np.testing.assert_allclose(
             np.asarray(es[k].numpy()), ts[k].numpy(), rtol=1e-5, atol=1e-6, err_msg=k
         )
+        assert es[k].dtype == getattr(ember, str(ts[k].dtype).split(".")[1]), k
     assert eo.state_dict()["param_groups"] == to.state_dict()["param_groups"]
 
 
@@ -134,3 +152,37 @@ def test_sequential_and_plateau_match_torch():
         ep.step(m)
         tp.step(m)
         assert eo.param_groups[0]["lr"] == pytest.approx(to.param_groups[0]["lr"], rel=1e-12)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_matches_torch(line_search_fn):
+    # A least-squares fit with a tanh: several iterations, curvature pairs, the line search.
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((20, 3))
+    ys = np.tanh(xs @ rng.standard_normal((3, 1))) + 0.1 * rng.standard_normal((20, 1))
+    w0 = rng.standard_normal((3, 1))
+
+    def fit(lib):
+        x, y = lib.tensor(xs), lib.tensor(ys)
+        w = lib.tensor(w0, requires_grad=True)
+        opt = lib.optim.LBFGS(
+            [w], lr=0.8, max_iter=15, history_size=4, line_search_fn=line_search_fn
+        )
+        losses = []
+
+        def closure():
+            opt.zero_grad()
+            loss = ((lib.tanh(x @ w) - y) ** 2).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(3):
+            losses.append(float(opt.step(closure).detach()))
+        state = opt.state[w]
+        return w.detach().numpy(), losses, state["func_evals"], state["n_iter"]
+
+    ew, el, ee, en = fit(ember)
+    tw, tl, te, tn = fit(torch)
+    np.testing.assert_allclose(el, tl, rtol=1e-9)
+    np.testing.assert_allclose(ew, tw, rtol=1e-7, atol=1e-9)
+    assert (ee, en) == (te, tn)

@@ -1,9 +1,18 @@
-"""ember.optim: optimizers whose update math is fused multi-tensor C++ ops, and lr_scheduler."""
+"""ember.optim: the optimizers (SGD, Adam, AdamW, RMSprop and Adagrad as fused multi-tensor C++
+updates; the others with tensor ops, optim/_single.py), LBFGS, and lr_scheduler."""
 
 from ember.optim import lr_scheduler  # noqa: F401
+from ember.optim.adadelta import *  # noqa: F403
 from ember.optim.adagrad import *  # noqa: F403
 from ember.optim.adam import *  # noqa: F403
+from ember.optim.adamax import *  # noqa: F403
 from ember.optim.adamw import *  # noqa: F403
+from ember.optim.asgd import *  # noqa: F403
+from ember.optim.lbfgs import *  # noqa: F403
+from ember.optim.nadam import *  # noqa: F403
 from ember.optim.optimizer import *  # noqa: F403
+from ember.optim.radam import *  # noqa: F403
 from ember.optim.rmsprop import *  # noqa: F403
+from ember.optim.rprop import *  # noqa: F403
 from ember.optim.sgd import *  # noqa: F403
+from ember.optim.sparse_adam import *  # noqa: F403

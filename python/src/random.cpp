@@ -84,20 +84,29 @@ void init_random(nb::module_& m) {
         return randn(shape_from_args(size, "randn"), options(dt, dev, rg), gen);
       },
       nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
-  // randint(high, size) or randint(low, high, size).
+  // randint(high, size) or randint(low, high, size), each also by keyword (torch.randint(3,
+  // size=(2,)), torch.randint(low=0, high=3, size=(2,))).
   m.def(
       "randint",
-      [](nb::args args, Generator* gen, EMBER_OPTION_PARAMS) {
-        EMBER_CHECK_TYPE(args.size() == 2 || args.size() == 3,
-                         "randint() expects (high, size) or "
-                         "(low, high, size)");
-        const int64_t low = args.size() == 3 ? to_int64(args[0], "low") : 0;
-        const int64_t high = to_int64(args[args.size() - 2], "high");
+      [](nb::args args, std::optional<int64_t> low_kw, std::optional<int64_t> high_kw,
+         nb::object size_kw, Generator* gen, EMBER_OPTION_PARAMS) {
+        std::vector<nb::handle> pos(args.begin(), args.end());
+        if (!size_kw.is_none()) pos.push_back(size_kw);
+        if (high_kw) pos.insert(pos.end() - (size_kw.is_none() ? 0 : 1), nb::int_(*high_kw));
+        if (low_kw) pos.insert(pos.begin(), nb::int_(*low_kw));
+        EMBER_CHECK_TYPE(pos.size() == 2 || pos.size() == 3,
+                         "randint() expects (high, size) or (low, high, size), positionally or "
+                         "by keyword; got ",
+                         pos.size(), " of them");
+        const int64_t low = pos.size() == 3 ? to_int64(pos[0], "low") : 0;
+        const int64_t high = to_int64(pos[pos.size() - 2], "high");
         const DimVector size =
-            arg_cast<DimVector>(args[args.size() - 1], "randint(): size", "a tuple of ints");
+            arg_cast<DimVector>(pos[pos.size() - 1], "randint(): size", "a tuple of ints");
         return randint(low, high, size, options(dt, dev, rg), gen);
       },
-      nb::arg("args"), nb::kw_only(), nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
+      nb::arg("args"), nb::kw_only(), nb::arg("low").none() = nb::none(),
+      nb::arg("high").none() = nb::none(), nb::arg("size").none() = nb::none(),
+      nb::arg("generator").none() = nb::none(), EMBER_OPTION_ARGS);
   m.def(
       "randperm",
       [](int64_t n, Generator* gen, EMBER_OPTION_PARAMS) {

@@ -280,3 +280,18 @@ def test_inplace_samplers_on_views_and_autograd():
     y.exponential_()
     y.sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_randint_takes_low_high_and_size_by_keyword():
+    def draw(*args, **kwargs):
+        ember.manual_seed(5)
+        return ember.randint(*args, **kwargs).tolist()
+
+    want = draw(2, 9, (6,))
+    assert draw(2, 9, size=(6,)) == want
+    assert draw(low=2, high=9, size=(6,)) == want
+    assert draw(2, high=9, size=(6,)) == want
+    assert draw(9, size=(6,)) == draw(0, 9, (6,))
+    assert draw(high=9, size=[2, 3]) == draw(0, 9, (2, 3))
+    with pytest.raises(TypeError, match=r"randint\(\) expects \(high, size\)"):
+        ember.randint(3)

@@ -24,7 +24,21 @@ from ember import (
 _tensor._install_aliases(globals())
 _tensor._install_inplace_functions(globals())
 
-from ember import backends, cuda, datasets, linalg, nn, optim, utils  # noqa: E402
+from ember import (  # noqa: E402
+    accelerator,
+    amp,
+    backends,
+    cuda,
+    datasets,
+    distributed,
+    linalg,
+    nn,
+    onnx,
+    optim,
+    utils,
+)
+from ember._compile import compile  # noqa: E402
+from ember._legacy import make_types as _make_legacy_types  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember._utils import (  # noqa: E402
     as_tensor,
@@ -34,6 +48,7 @@ from ember._utils import (  # noqa: E402
     result_type,
     set_printoptions,
 )
+from ember.amp import GradScaler  # noqa: E402
 from ember.autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,
@@ -42,5 +57,7 @@ from ember.autograd.grad_mode import (  # noqa: E402
     set_grad_enabled,
 )
 from ember.serialization import *  # noqa: E402, F403
+
+globals().update(_make_legacy_types("ember", "cpu"))  # ember.FloatTensor & co
 
 __version__ = "0.1.0"

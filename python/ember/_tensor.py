@@ -1,6 +1,7 @@
 """Tensor methods written in Python: protocol methods that need no speed."""
 
 from ember import _C
+from ember._legacy import LEGACY_TYPES
 
 Tensor = _C.Tensor
 
@@ -35,35 +36,33 @@ def _reversed(self):
 
 
 # PyTorch's legacy tensor type names, by dtype name (Tensor.type, and Module's error messages).
-_TENSOR_TYPENAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
+_TENSOR_TYPENAMES = {dtype: name for name, dtype in LEGACY_TYPES.items()}
 
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
-    # torch.Tensor.type: no dtype gives the type name ("ember.FloatTensor"); a dtype or a type
-    # name ("torch.LongTensor" or "ember.LongTensor") converts, as .to does (self if unchanged).
+    # torch.Tensor.type: no dtype gives the type name ("ember.FloatTensor", "ember.cuda.
+    # FloatTensor"); a dtype, a legacy type (ember.LongTensor) or its name ("torch.LongTensor" or
+    # "ember.cuda.LongTensor") converts, as .to does (self if unchanged).
     if dtype is None:
-        return "ember." + _TENSOR_TYPENAMES.get(str(self.dtype).rsplit(".", 1)[-1], "Tensor")
+        prefix = "ember.cuda." if self.device.type == "cuda" else "ember."
+        return prefix + _TENSOR_TYPENAMES.get(str(self.dtype).rsplit(".", 1)[-1], "Tensor")
+    device = None
     if isinstance(dtype, str):
         prefix, _, typename = dtype.rpartition(".")
-        names = [k for k, v in _TENSOR_TYPENAMES.items() if v == typename]
-        if prefix not in ("torch", "ember") or not names:
+        if prefix not in ("torch", "ember", "torch.cuda", "ember.cuda") or (
+            typename not in LEGACY_TYPES
+        ):
             raise ValueError(f"invalid type: '{dtype}'")
-        dtype = getattr(_C, names[0])
+        device = "cuda" if prefix.endswith("cuda") else "cpu"
+        dtype = getattr(_C, LEGACY_TYPES[typename])
+    elif isinstance(getattr(dtype, "dtype", None), _C.dtype) and hasattr(dtype, "_device"):
+        dtype, device = dtype.dtype, dtype._device  # a legacy type class
     if not isinstance(dtype, _C.dtype):
         raise TypeError(
             f"Tensor.type: dtype must be a type, str, or dtype object, got {type(dtype).__name__}"
         )
+    if device is not None and device != self.device.type:
+        return self.to(device, dtype, non_blocking=non_blocking)
     return self.to(dtype, non_blocking=non_blocking)
 
 
@@ -80,6 +79,23 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 Tensor.cuda = _cuda
+
+# The device and layout questions PyTorch's Tensor answers for backends ember does not have (its
+# tensors are strided, on the CPU or CUDA): always False, so code that branches on them runs.
+for _name in (
+    "is_xpu",
+    "is_mps",
+    "is_meta",
+    "is_ipu",
+    "is_mtia",
+    "is_maia",
+    "is_vulkan",
+    "is_quantized",
+    "is_nested",
+    "is_mkldnn",
+):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, property(lambda self: False))
 Tensor.type = _type
 Tensor.__iter__ = _iter
 Tensor.__format__ = _format

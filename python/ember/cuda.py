@@ -45,3 +45,28 @@ def empty_cache() -> None:
 
 def synchronize(device=None) -> None:
     raise RuntimeError("ember.cuda.synchronize: no CUDA device is available to ember")
+
+
+def _legacy_types():
+    from ember._legacy import make_types
+
+    return make_types("ember.cuda", "cuda")
+
+
+# ember.cuda.FloatTensor & co: programs write `dtype = torch.cuda.FloatTensor if cuda else
+# torch.FloatTensor`; building one needs a CUDA device, as in PyTorch.
+globals().update(_legacy_types())
+
+
+class _CudaAmp:
+    """ember.cuda.amp: the deprecated spelling torch.cuda.amp.GradScaler(...), which is
+    ember.amp.GradScaler("cuda", ...)."""
+
+    @staticmethod
+    def GradScaler(*args, **kwargs):  # noqa: N802  (PyTorch's name)
+        from ember.amp import GradScaler
+
+        return GradScaler("cuda", *args, **kwargs)
+
+
+amp = _CudaAmp()

@@ -12,6 +12,7 @@ from ember.autograd.grad_mode import (
     set_grad_enabled,
 )
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from ember.autograd.variable import Variable
 
 Tensor = _C.Tensor
 _TensorOrTensors = Union[Tensor, Sequence[Tensor]]
@@ -28,6 +29,7 @@ __all__ = [
     "inference_mode",
     "no_grad",
     "set_grad_enabled",
+    "Variable",
 ]
 
 

@@ -1,0 +1,7 @@
+"""ember.nn.parallel: DataParallel (which runs the module itself when there is no GPU, as
+PyTorch's does) and DistributedDataParallel (which needs a process group: issue 19)."""
+
+from ember.nn.parallel.data_parallel import DataParallel, data_parallel
+from ember.nn.parallel.distributed import DistributedDataParallel
+
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]

@@ -1,0 +1,148 @@
+"""The names PyTorch programs touch before and around their model: legacy tensor types,
+autograd.Variable, the device and backend questions, compile, onnx, DataParallel, distributed
+without a process group, and amp.GradScaler (docs/compat.md)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def test_legacy_constructors_make_tensors_of_their_dtype():
+    assert (
+        ember.FloatTensor(2, 3).shape == (2, 3) and ember.FloatTensor(2, 3).dtype == ember.float32
+    )
+    assert ember.LongTensor([1, 2]).tolist() == [1, 2]
+    assert ember.LongTensor([1, 2]).dtype == ember.int64
+    assert ember.ByteTensor(ember.Size([4])).dtype == ember.uint8
+    assert ember.DoubleTensor(np.array([0.5])).tolist() == [0.5]
+    assert ember.BoolTensor([True]).dtype == ember.bool
+    assert ember.HalfTensor().shape == (0,)
+    x = ember.ones(3)
+    same = ember.FloatTensor(x)
+    same[0] = 5  # an alias, as in PyTorch
+    assert x[0].item() == 5
+    with pytest.raises(TypeError, match="expected a tensor of dtype ember.float32"):
+        ember.FloatTensor(ember.ones(2, dtype=ember.int64))
+    with pytest.raises(TypeError, match="expected sizes"):
+        ember.FloatTensor("a", 2)
+
+
+def test_isinstance_with_a_legacy_type_checks_dtype_and_device():
+    x = ember.randn(3)
+    assert isinstance(x, ember.FloatTensor) and not isinstance(x, ember.DoubleTensor)
+    assert isinstance(x.long(), ember.LongTensor)
+    assert not isinstance(x, ember.cuda.FloatTensor)
+    assert not isinstance(3.0, ember.FloatTensor)
+
+
+def test_tensor_type_converts_by_dtype_type_or_name():
+    x = ember.tensor([1.5, -2.5])
+    assert x.type() == "ember.FloatTensor"
+    assert x.type(ember.DoubleTensor).dtype == ember.float64
+    assert x.type("torch.LongTensor").tolist() == [1, -2]
+    assert x.type(ember.int32).dtype == ember.int32
+    assert x.type(ember.FloatTensor) is x
+    with pytest.raises(ValueError, match="invalid type: 'torch.NoSuchTensor'"):
+        x.type("torch.NoSuchTensor")
+
+
+def test_variable_is_a_tensor_sharing_its_data():
+    from ember.autograd import Variable
+
+    x = ember.ones(2)
+    v = Variable(x, requires_grad=True)
+    assert type(v) is ember.Tensor and v.requires_grad and v.is_leaf
+    assert isinstance(x, Variable)
+    (v * 3).sum().backward()
+    assert v.grad.tolist() == [3.0, 3.0]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        Variable(x, volatile=True)
+    assert "volatile was removed" in str(w[0].message)
+    with pytest.raises(TypeError, match="Variable data has to be a tensor"):
+        Variable([1, 2])
+
+
+def test_device_questions_have_the_answers_of_a_machine_without_them():
+    assert ember.accelerator.is_available() is False
+    assert ember.accelerator.current_accelerator() is None
+    assert ember.accelerator.device_count() == 0
+    assert ember.backends.mps.is_available() is False and ember.backends.mps.is_built() is False
+    ember.backends.cuda.matmul.allow_tf32 = True  # a switch programs set: kept, no effect
+    ember.backends.cuda.enable_flash_sdp(False)
+    assert ember.backends.cuda.flash_sdp_enabled() is False
+    ember.backends.cuda.enable_flash_sdp(True)
+    x = ember.ones(1)
+    assert not (x.is_xpu or x.is_mps or x.is_meta or x.is_quantized or x.is_nested)
+
+
+def test_compile_returns_its_argument_and_onnx_export_says_why_not():
+    model = ember.nn.Linear(2, 2)
+    assert ember.compile(model) is model
+    assert ember.compile(mode="max-autotune")(len) is len
+    with pytest.raises(RuntimeError, match="expected a module or a callable"):
+        ember.compile(3)
+    with pytest.raises(NotImplementedError, match="no ONNX exporter"):
+        ember.onnx.export(model, (ember.ones(1, 2),), "m.onnx")
+
+
+def test_data_parallel_runs_the_module_and_prefixes_its_state_dict():
+    inner = ember.nn.Linear(3, 2)
+    model = ember.nn.DataParallel(inner)
+    x = ember.randn(4, 3)
+    assert model(x).tolist() == inner(x).tolist()
+    assert list(model.state_dict()) == ["module.weight", "module.bias"]
+    assert model.module is inner
+    assert ember.nn.parallel.data_parallel(inner, x).tolist() == inner(x).tolist()
+    with pytest.raises(RuntimeError, match="no CUDA device"):
+        ember.nn.DataParallel(inner, device_ids=[0])
+
+
+def test_distributed_without_a_process_group():
+    from ember.nn.parallel import DistributedDataParallel
+
+    assert ember.distributed.is_available() is False
+    assert ember.distributed.is_initialized() is False
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        ember.distributed.get_rank()
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        DistributedDataParallel(ember.nn.Linear(1, 1))
+    with pytest.raises(RuntimeError, match="no process-group backend"):
+        ember.distributed.init_process_group("gloo")
+
+
+def _scaler_step(scaler, grad_value):
+    p = ember.zeros(2, requires_grad=True)
+    opt = ember.optim.SGD([p], lr=1.0)
+    loss = scaler.scale((p * grad_value).sum())
+    loss.backward()
+    scaler.step(opt)
+    scaler.update()
+    return p
+
+
+def test_grad_scaler_scales_unscales_skips_on_inf_and_adapts_the_scale():
+    scaler = ember.amp.GradScaler("cpu", init_scale=8.0, growth_interval=2)
+    p = _scaler_step(scaler, 3.0)
+    assert p.tolist() == [-3.0, -3.0]  # the step saw the unscaled gradient
+    assert scaler.get_scale() == 8.0
+    _scaler_step(scaler, 1.0)
+    assert scaler.get_scale() == 16.0  # two good steps: growth
+    p = _scaler_step(scaler, float("inf"))
+    assert p.tolist() == [0.0, 0.0]  # skipped
+    assert scaler.get_scale() == 8.0  # backoff
+    state = scaler.state_dict()
+    other = ember.amp.GradScaler("cpu")
+    other.load_state_dict(state)
+    assert other.get_scale() == 8.0
+
+
+def test_a_disabled_grad_scaler_passes_through():
+    scaler = ember.cuda.amp.GradScaler(enabled=False)
+    assert not scaler.is_enabled() and scaler.get_scale() == 1.0
+    assert _scaler_step(scaler, 2.0).tolist() == [-2.0, -2.0]
+    with pytest.warns(UserWarning, match="CUDA is not available. Disabling"):
+        assert not ember.GradScaler("cuda").is_enabled()

@@ -215,12 +215,16 @@ void check_inplace(const Tensor& self, const char* op, bool recording) {
                "] a view of a leaf tensor that requires grad is being used in an "
                "in-place operation. Wrap it in `with ember.no_grad():`.");
   }
-  // ember lacks PyTorch's CopySlices, which would rewrite the base's history: refuse an in-place
-  // op on a view whenever the base takes part in autograd or the op must be recorded.
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, !recording && !base.requires_grad(), "[", op,
-                   "] in-place operation on a view of a tensor that takes part in autograd (the "
-                   "view, its base or the other operand requires grad) is not supported yet; use "
-                   "an out-of-place op instead, or make the change under ember.no_grad()");
+  // A recorded op rebases the base's history (Note [In-place ops on views] in ops/view.cpp),
+  // which needs the view's own history: a view taken under no_grad from a base that requires
+  // grad has none, and PyTorch forbids this case.
+  EMBER_CHECK(!base.requires_grad() || self.requires_grad(), "[", op,
+              "] a view was created in no_grad mode and is being modified inplace with "
+              "grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+              "forbidden. You can clarify your code by moving both the view and the inplace "
+              "either both inside the no_grad block (if you don't want the inplace to be "
+              "tracked) or both outside (if you want the inplace to be tracked).");
+  (void)recording;
 }
 
 }  // namespace ember

@@ -163,8 +163,10 @@ void set_history(const std::shared_ptr<Node>& node,
                  const std::vector<const Tensor*>& outputs);
 
 // Checks before an in-place op on `self` under grad mode: a leaf that requires grad (or a view of
-// one) may not change, and an op that will record (`recording`: self or another input requires
-// grad) may not change a view, since ember lacks PyTorch's CopySlices. `op` names the op.
+// one) may not change, nor may a view made under no_grad from a base that requires grad (as in
+// PyTorch). A recorded op on any other view rebases its base's history (Note [In-place ops on
+// views] in ops/view.cpp). `recording` (self or another input requires grad) is not needed by
+// these checks; `op` names the op.
 void check_inplace(const Tensor& self, const char* op, bool recording);
 
 // A node whose backward is a lambda `TensorList(TensorList& grads, Node& self)`, written next to

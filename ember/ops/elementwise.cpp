@@ -596,8 +596,8 @@ void check_no_internal_overlap(const Tensor& self, const char* op) {
 // Note [In-place ops and autograd]
 // Without recording, the kernel writes straight into self. When recording, the op runs out of
 // place on self's current value (cloned first when the gradient reads it), the result is copied
-// into self, and self's history moves to the new node. In-place ops on views of tensors that
-// require grad are refused for now (they need PyTorch's CopySlices).
+// into self, and self's history moves to the new node. On a view, the base's history is rebased
+// instead (Note [In-place ops on views] in ops/view.cpp).
 // Records an op that overwrites all of self: self's old value gets a zero gradient, `src` (if
 // any) the incoming one.
 void record_overwrite(const char* name, Tensor& self, const Tensor* src);
@@ -709,13 +709,17 @@ void record_overwrite(const char* name, Tensor& self, const Tensor* src) {
     om.output_nr = m->output_nr;
     om.requires_grad = m->requires_grad;
   }
+  // On a view, the node's output is the view's new value, which the base's rebased history
+  // takes in (Note [In-place ops on views]); otherwise self itself.
+  Tensor value = self.is_view() ? detach(self) : self;
   const Tensor none;
-  record(name, {&old, src ? src : &none}, {&self}, [](TensorList& g, Node& n) {
+  record(name, {&old, src ? src : &none}, {&value}, [](TensorList& g, Node& n) {
     TensorList r(2);
     if (n.next_edges()[0].valid()) r[0] = zeros_like(g[0]);
     if (n.next_edges()[1].valid()) r[1] = g[0];
     return r;
   });
+  if (self.is_view()) return detail::rebase_view_history(self, value);
   mark_inplace(self);
 }
 
@@ -726,6 +730,7 @@ void commit_recorded(Tensor& self, const Tensor& result, const char* name) {
   kernel(kernels(self.device()).elementwise.copy, self.device(), name)(self, result);
   self.storage()->bump_version();
   if (!result.grad_fn()) return record_overwrite(name, self, nullptr);
+  if (self.is_view()) return rebase_view_history(self, result);
   attach_output(result.grad_fn(), self, uint32_t(result.output_nr()));
   mark_inplace(self);
 }

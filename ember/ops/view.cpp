@@ -444,4 +444,117 @@ Tensor slice_backward(const Tensor& grad,
   return out;
 }
 
+namespace detail {
+
+// Note [In-place ops on views]
+// An in-place op on a view `v` of base `b` changes b's values, so b's history must change too:
+// PyTorch wraps the op's node in a CopySlices node that becomes b's grad_fn. ember records the
+// same thing as a node of its own, named alike, with two inputs: b's old value (whose gradient is
+// the incoming one with the view's elements zeroed) and the view's new value `value`, the
+// recorded result of the op (whose gradient is the incoming one at the view's elements). The
+// op's own node, reached through `value`, sends its gradient on to the view's old value, whose
+// history leads back into b's old one. Nothing is computed in the forward: the op has already
+// written its result into v.
+// The maps work on a scratch copy of the whole storage, so any geometry of base and view works
+// (as long as the view does not overlap itself, which in-place ops refuse anyway).
+ViewRegion view_region(const Tensor& view, const Tensor& base) {
+  ViewRegion r;
+  r.sizes.assign(view.sizes().data(), view.sizes().size());
+  r.strides.assign(view.strides().data(), view.strides().size());
+  r.base_sizes.assign(base.sizes().data(), base.sizes().size());
+  r.base_strides.assign(base.strides().data(), base.strides().size());
+  r.offset = view.storage_offset();
+  r.base_offset = base.storage_offset();
+  r.storage_numel = int64_t(base.storage()->nbytes() / itemsize(base.dtype()));
+  return r;
+}
+
+namespace {
+Tensor scratch_storage(const Tensor& like, const ViewRegion& r) {
+  return zeros({r.storage_numel}, TensorOptions(like.dtype()).device(like.device()));
+}
+Tensor at_base(const Tensor& buf, const ViewRegion& r) {
+  return make_view(buf, r.base_sizes, r.base_strides, r.base_offset);
+}
+Tensor at_view(const Tensor& buf, const ViewRegion& r) {
+  return make_view(buf, r.sizes, r.strides, r.offset);
+}
+}  // namespace
+
+Tensor region_of(const Tensor& whole, const ViewRegion& r) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor buf = scratch_storage(whole, r);
+    Tensor dst = at_base(buf, r);
+    copy_(dst, whole);
+    out = clone(at_view(buf, r), MemoryFormat::Contiguous);
+  }
+  if (any_requires_grad(whole)) {
+    record("AsStridedBackward0", {&whole}, {&out},
+           [r](TensorList& g, Node&) { return TensorList{embed_region(g[0], r)}; });
+  }
+  return out;
+}
+
+Tensor zero_region(const Tensor& whole, const ViewRegion& r) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor buf = scratch_storage(whole, r);
+    Tensor dst = at_base(buf, r);
+    copy_(dst, whole);
+    Tensor hole = at_view(buf, r);
+    zero_(hole);
+    out = clone(at_base(buf, r), MemoryFormat::Contiguous);
+  }
+  if (any_requires_grad(whole)) {
+    record("CopySlicesZeroBackward", {&whole}, {&out},
+           [r](TensorList& g, Node&) { return TensorList{zero_region(g[0], r)}; });
+  }
+  return out;
+}
+
+Tensor embed_region(const Tensor& part, const ViewRegion& r) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor buf = scratch_storage(part, r);
+    Tensor dst = at_view(buf, r);
+    copy_(dst, part);
+    out = clone(at_base(buf, r), MemoryFormat::Contiguous);
+  }
+  if (any_requires_grad(part)) {
+    record("AsStridedScatterBackward0", {&part}, {&out},
+           [r](TensorList& g, Node&) { return TensorList{region_of(g[0], r)}; });
+  }
+  return out;
+}
+
+void rebase_view_history(const Tensor& view, const Tensor& value) {
+  const Tensor base(view.impl()->view_base());
+  const ViewRegion r = view_region(view, base);
+  // base_old stands for the base's value before the op, with the base's history so far.
+  Tensor base_old = detach(base);
+  if (AutogradMeta* m = autograd_meta(base)) {
+    AutogradMeta& om = ensure_autograd_meta(base_old);
+    om.grad_fn = m->grad_fn;
+    om.output_nr = m->output_nr;
+    om.requires_grad = m->requires_grad;
+  }
+  record("CopySlices", {&base_old, &value}, {&base}, [r](TensorList& g, Node& n) {
+    TensorList out(2);
+    if (n.next_edges()[0].valid()) out[0] = zero_region(g[0], r);
+    if (n.next_edges()[1].valid()) out[1] = region_of(g[0], r);
+    return out;
+  });
+  mark_inplace(base);
+  // The view looks at the base's new value: its history is its region of it. Taken now, the
+  // view is fresh again (other views of the base taken before the op are stale).
+  record("AsStridedBackward0", {&base}, {&view},
+         [r](TensorList& g, Node&) { return TensorList{embed_region(g[0], r)}; });
+  view.impl()->set_view_base(base.impl_ref(), inplace_history(base));
+}
+
+}  // namespace detail
 }  // namespace ember

@@ -52,4 +52,26 @@ Tensor slice_backward(const Tensor& grad,
                       int64_t end,
                       int64_t step);
 
+namespace detail {
+// Note [In-place ops on views]: the geometry of a view `v` of its base `b` in their shared
+// storage, and the three linear maps between a tensor of b's shape ("whole") and one of v's
+// shape ("part") that the rebased history of an in-place op on v needs. Each is differentiable
+// (its backward is another of the three), so double backward works through them.
+struct ViewRegion {
+  DimVector sizes, strides, base_sizes, base_strides;
+  int64_t offset = 0, base_offset = 0, storage_numel = 0;
+};
+ViewRegion view_region(const Tensor& view, const Tensor& base);
+// whole's elements at the view's place: a contiguous tensor of the view's shape.
+Tensor region_of(const Tensor& whole, const ViewRegion& r);
+// whole with the view's elements set to zero.
+Tensor zero_region(const Tensor& whole, const ViewRegion& r);
+// zeros of the base's shape with `part` at the view's place.
+Tensor embed_region(const Tensor& part, const ViewRegion& r);
+// After an in-place op wrote `value` (a recorded tensor of view's shape) into `view`: the base's
+// history becomes "its old value with the view's elements replaced by value" (PyTorch's
+// CopySlices), and the view's history its region of the base's new value.
+void rebase_view_history(const Tensor& view, const Tensor& value);
+}  // namespace detail
+
 }  // namespace ember

@@ -16,10 +16,15 @@ globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 # ember.channels_last prints as PyTorch prints torch.channels_last.
 memory_format.__repr__ = memory_format.__str__ = lambda self: f"ember.{self.name}"  # noqa: F821
 
-from ember import (
+from ember import (  # noqa: E402, F401  (Python composites)
+    _composite,
+    _composites,
     _tensor,  # noqa: E402  (Python-side Tensor methods)
     autograd,  # noqa: E402
 )
+
+globals().update({k: v for k, v in _composite.FUNCTIONS.items() if k not in globals()})
+_op_registry = _composite.op_registry
 
 _tensor._install_aliases(globals())
 _tensor._install_inplace_functions(globals())

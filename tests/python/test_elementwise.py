@@ -276,7 +276,7 @@ def _elementwise_cases():
     """(spec, dtype) for every unary and binary op and each float dtype it declares."""
     from ember.testing.op_db import OPS
 
-    kinds = {name: kind for name, kind, *_ in ember._C._op_registry()}
+    kinds = {name: kind for name, kind, *_ in ember._op_registry()}
     return [
         pytest.param(s, d, id=f"{s.name}-{d}".replace("ember.", ""))
         for s in OPS

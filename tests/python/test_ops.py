@@ -13,6 +13,7 @@ from conftest import rng_for
 import ember
 from ember.testing import op_db
 from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
+from ember.testing.op_db.spec import Fixed
 
 # |actual - expected| <= atol + rtol * |expected|, per output dtype.
 TOL = {
@@ -23,11 +24,16 @@ TOL = {
 }
 
 
+def tensor_kwargs(sample, dtype):
+    """The sample's keyword arguments, a Fixed one (fweights=...) as its tensor."""
+    return {k: to_tensor(v, dtype) if isinstance(v, Fixed) else v for k, v in sample.kwargs.items()}
+
+
 def call(spec, sample, dtype, noncontiguous=False):
     args = tuple(to_tensor(a, dtype, noncontiguous) for a in sample.args)
     if spec.creation:
-        return spec.op(*args, dtype=dtype, **sample.kwargs)
-    return spec.op(*args, **sample.kwargs)
+        return spec.op(*args, dtype=dtype, **tensor_kwargs(sample, dtype))
+    return spec.op(*args, **tensor_kwargs(sample, dtype))
 
 
 def outputs(result) -> tuple:
@@ -39,7 +45,10 @@ def expected_values(spec, sample, dtype):
     # NumPy warns where the math gives inf or nan (log 0, mean of nothing); so does the op.
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return outputs(spec.ref(*args, **sample.kwargs))
+        kwargs = {
+            k: rounded(v, dtype) if isinstance(v, Fixed) else v for k, v in sample.kwargs.items()
+        }
+        return outputs(spec.ref(*args, **kwargs))
 
 
 def assert_matches(actual, expected, desc):
@@ -137,7 +146,7 @@ def test_gradients_match_finite_differences(spec):
                 a.requires_grad_(True)
 
         def fn(*xs, sample=sample):
-            return spec.op(*xs, **sample.kwargs)
+            return spec.op(*xs, **tensor_kwargs(sample, ember.float64))
 
         assert ember.autograd.gradcheck(fn, tuple(args)), f"{spec.name}({sample.desc})"
 
@@ -162,7 +171,7 @@ def test_second_derivatives_match_finite_differences(spec):
         ]
 
         def fn(*xs, sample=sample):
-            return spec.op(*xs, **sample.kwargs)
+            return spec.op(*xs, **tensor_kwargs(sample, ember.float64))
 
         assert ember.autograd.gradgradcheck(fn, tuple(args)), f"{spec.name}({sample.desc})"
         checked += 1
@@ -178,7 +187,7 @@ def test_bad_input_raises(spec):
 
 
 def test_every_registered_op_has_a_record():
-    registry = {name: dtypes for name, kind, dtypes, *_ in ember._C._op_registry()}
+    registry = {name: dtypes for name, kind, dtypes, *_ in ember._op_registry()}
     missing = sorted(set(registry) - set(OP_DB))
     unknown = sorted(set(OP_DB) - set(registry))
     assert not missing, f"ops without an op_db record: {missing}"
@@ -187,7 +196,7 @@ def test_every_registered_op_has_a_record():
 
 @pytest.mark.parametrize("spec", OPS, ids=lambda s: s.name)
 def test_declared_dtypes_match_registry(spec):
-    registry = {name: dtypes for name, kind, dtypes, *_ in ember._C._op_registry()}
+    registry = {name: dtypes for name, kind, dtypes, *_ in ember._op_registry()}
     assert set(registry[spec.name]) == set(spec.dtypes), spec.name
 
 
@@ -212,7 +221,7 @@ def test_every_registered_inplace_op_is_a_tensor_method():
     """The registry's in-place forms are Tensor methods (those C++ does not bind, like addmm_ and
     cumsum_, are made from the registry in ember/_tensor.py); the fused optimizer updates in
     ember._C._optim are functions, not methods."""
-    inplace = [n for n, kind, *_ in ember._C._op_registry() if kind == "inplace"]
+    inplace = [n for n, kind, *_ in ember._op_registry() if kind == "inplace"]
     assert {"addmm_", "cumsum_", "logical_not_", "celu_", "clamp_"} <= set(inplace)
     missing = [n for n in inplace if not n.startswith("_optim.") and not hasattr(ember.Tensor, n)]
     assert not missing, missing
@@ -221,7 +230,7 @@ def test_every_registered_inplace_op_is_a_tensor_method():
 def test_every_record_is_in_its_ops_topic():
     """A record lives in op_db/<topic>.py for the topic of its op in the registry (the C++ file
     ops/<topic>.cpp that registers it): one topic, one name in every layer."""
-    topic_of = {name: topic for name, *_, topic in ember._C._op_registry()}
+    topic_of = {name: topic for name, *_, topic in ember._op_registry()}
     misplaced = [
         f"{spec.name} in {topic}.py, registered in {topic_of[spec.name]}"
         for module in op_db.TOPICS

@@ -30,7 +30,7 @@ from ember.testing.op_db.spec import (
 # order, which is the order of the tests' parametrisation.
 TOPICS = tuple(
     importlib.import_module(f"{__name__}.{topic}")
-    for topic in dict.fromkeys(topic for *_, topic in ember._C._op_registry())
+    for topic in dict.fromkeys(topic for *_, topic in ember._op_registry())
 )
 
 OPS: list[OpSpec] = [spec for topic in TOPICS for spec in topic.records()]

@@ -11,6 +11,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    FLOATING,
     NUMERIC,
     NUMPY_DTYPE,
     ErrorSample,
@@ -196,5 +197,100 @@ RECORDS = [
 ]
 
 
+def _np_window(coeffs):
+    def ref(n, periodic=True):
+        if n <= 1:
+            return np.ones(n)
+        m = n + 1 if periodic else n
+        k = np.arange(m)
+        w = sum((-1) ** i * a * np.cos(2 * np.pi * i * k / (m - 1)) for i, a in enumerate(coeffs))
+        return w[:-1] if periodic else w
+
+    return ref
+
+
+def _np_bartlett(n, periodic=True):
+    if n <= 1:
+        return np.ones(n)
+    m = n + 1 if periodic else n
+    w = 1 - np.abs(2 * np.arange(m) / (m - 1) - 1)
+    return w[:-1] if periodic else w
+
+
+def _creation_samples(*cases):
+    return lambda d, r: [Sample(args, dict(kw), f"{args} {kw}", grad=False) for args, kw in cases]
+
+
+# The Python composites of this topic (python/ember/_composites/creation.py).
+COMPOSITES = [
+    OpSpec(
+        "logspace",
+        ember.logspace,
+        lambda s, e, n, base=10.0: (
+            np.trunc(base ** np.linspace(s, e, n)) if False else base ** np.linspace(s, e, n)
+        ),
+        NUMERIC,
+        _creation_samples(((0, 2, 3), {}), ((-1, 1, 5), {"base": 2.0}), ((1, 1, 0), {})),
+        grad=False,
+        creation=True,
+        check=None,
+    ),
+    OpSpec(
+        "tril_indices",
+        ember.tril_indices,
+        lambda r, c, k=0: np.stack(np.tril_indices(r, k, c)),
+        [ember.int32, ember.int64],
+        _creation_samples(((3, 3), {}), ((3, 4, 1), {}), ((4, 2, -1), {}), ((0, 3), {})),
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "triu_indices",
+        ember.triu_indices,
+        lambda r, c, k=0: np.stack(np.triu_indices(r, k, c)),
+        [ember.int32, ember.int64],
+        _creation_samples(((3, 3), {}), ((3, 4, 1), {}), ((4, 2, -1), {})),
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "hann_window",
+        ember.hann_window,
+        _np_window([0.5, 0.5]),
+        FLOATING,
+        _creation_samples(((5,), {}), ((6, False), {}), ((1,), {}), ((0,), {})),
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "hamming_window",
+        ember.hamming_window,
+        _np_window([0.54, 0.46]),
+        FLOATING,
+        _creation_samples(((5,), {}), ((6, False), {})),
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "blackman_window",
+        ember.blackman_window,
+        _np_window([0.42, 0.5, 0.08]),
+        FLOATING,
+        _creation_samples(((5,), {}), ((6, False), {})),
+        grad=False,
+        creation=True,
+    ),
+    OpSpec(
+        "bartlett_window",
+        ember.bartlett_window,
+        _np_bartlett,
+        FLOATING,
+        _creation_samples(((5,), {}), ((6, False), {})),
+        grad=False,
+        creation=True,
+    ),
+]
+
+
 def records():
-    return RECORDS
+    return RECORDS + COMPOSITES

@@ -836,6 +836,87 @@ INPLACE = [
 ]
 
 
+def _np_xlogy(a, b):
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        return np.where((a == 0) & ~np.isnan(b), 0.0, a * np.log(b))
+
+
+def _float_ref(f):
+    return lambda *xs: f(*(np.asarray(x, dtype=np.float64) for x in xs))
+
+
+# The Python composites of this topic (python/ember/_composites/elementwise.py).
+COMPOSITES = [
+    _unary("deg2rad", as_float(np.deg2rad), ALL),
+    _unary("rad2deg", as_float(np.rad2deg), ALL),
+    _unary("sinc", as_float(np.sinc), ALL),
+    _unary("sgn", np_sign, ALL, grad=False),
+    _unary("signbit", lambda x: np.signbit(np.asarray(x, dtype=np.float64)), ALL, grad=False),
+    _unary("positive", lambda x: x, NUMERIC),
+    _unary("isposinf", lambda x: np.isposinf(np.asarray(x, dtype=np.float64)), ALL, grad=False),
+    _unary("isneginf", lambda x: np.isneginf(np.asarray(x, dtype=np.float64)), ALL, grad=False),
+    _unary("isreal", lambda x: np.ones(np.shape(x), dtype=bool), ALL, grad=False),
+    _binary("xlogy", _np_xlogy, ALL, b_low=0.1, b_high=3.0, scalars=(2, 0.5)),
+    _binary(
+        "copysign", _float_ref(np.copysign), ALL, low=0.2, b_away_from_zero=True, scalars=(2, -0.5)
+    ),
+    _binary("logaddexp2", np.logaddexp2, FLOATING, scalars=(2, 0.5)),
+    _binary("ldexp", _float_ref(lambda a, b: a * np.exp2(b)), ALL, scalars=(2, 0.5)),
+    _binary("float_power", _float_ref(np.power), ALL, low=0.5, scalars=(2, 0.5)),
+    _binary("rsub", lambda a, b: b - a, NUMERIC, scalars=(2, 0.5)),
+    OpSpec(
+        "heaviside",
+        ember.heaviside,
+        np.heaviside,
+        NUMERIC,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r, -2, 2), make_array((3, 4), d, r)), desc="3x4"),
+            Sample((make_array((5,), d, r, -2, 2), make_array((), d, r)), desc="scalar values"),
+        ],
+        grad=False,
+    ),
+    OpSpec(
+        "gcd",
+        ember.gcd,
+        np.gcd,
+        INTEGRAL,
+        lambda d, r: [
+            Sample(
+                (make_array((3, 4), d, r, -9, 9), make_array((4,), d, r, -9, 9)), desc="3x4 with 4"
+            )
+        ],
+        grad=False,
+    ),
+    OpSpec(
+        "lcm",
+        ember.lcm,
+        np.lcm,
+        INTEGRAL,
+        lambda d, r: [
+            Sample(
+                (make_array((3, 4), d, r, -5, 5), make_array((4,), d, r, -5, 5)), desc="3x4 with 4"
+            )
+        ],
+        grad=False,
+    ),
+    OpSpec(
+        "clamp_min",
+        ember.clamp_min,
+        lambda x, m: np.maximum(x, m),
+        NUMERIC,
+        lambda d, r: [Sample((make_array((3, 4), d, r), 1), desc="min 1")],
+    ),
+    OpSpec(
+        "clamp_max",
+        ember.clamp_max,
+        lambda x, m: np.minimum(x, m),
+        NUMERIC,
+        lambda d, r: [Sample((make_array((3, 4), d, r), 1), desc="max 1")],
+    ),
+]
+
+
 def records():
     """Every record of this module, with the derived in-place forms: of every unary, arithmetic
     (but those in INPLACE), binary and comparison op, and of the predicates and the ops with
@@ -859,5 +940,5 @@ def records():
     combined = COMBINED + [_inplace_ternary(s) for s in COMBINED]
     return (
         UNARY + PREDICATES + PARAM + ARITHMETIC + BINARY + COMPARE + LOGICAL + combined + OTHER
-        + INPLACE + derived
+        + INPLACE + derived + COMPOSITES
     )  # fmt: skip

@@ -9,6 +9,7 @@ import ember
 from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
+    INTEGRAL,
     NUMERIC,
     REGISTRY_DTYPES,
     ErrorSample,
@@ -443,8 +444,102 @@ PRODUCTS = [
 ]
 
 
+def _np_cdist(a, b, p=2.0):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == 0:
+        return (d != 0).sum(-1).astype(np.float64)
+    if np.isinf(p):
+        return d.max(-1)
+    return (d**p).sum(-1) ** (1.0 / p)
+
+
+def _lin_cases(*cases, halves=False):
+    """Arrays of the shapes, then plain args; with halves, multiples of 0.5 in [-1, 1] (whole
+    numbers for integers), exact in every dtype: a chain of float16 products rounds after each."""
+
+    def array(shape, dtype, rng):
+        if halves:
+            return rng.integers(-2, 3, size=shape) / (1.0 if dtype in INTEGRAL else 2.0)
+        return make_array(shape, dtype, rng)
+
+    def make(dtype, rng):
+        return [
+            Sample(
+                tuple(array(s, dtype, rng) for s in shapes) + tuple(args),
+                dict(kw),
+                f"{shapes} {args} {kw}",
+            )
+            for shapes, args, kw in cases
+        ]
+
+    return make
+
+
+# The Python composites of this topic (python/ember/_composites/linalg.py).
+COMPOSITES = [
+    OpSpec(
+        "inner",
+        ember.inner,
+        np.inner,
+        NUMERIC,
+        _lin_cases(
+            (((4,), (4,)), (), {}),
+            (((2, 3), (4, 3)), (), {}),
+            (((), (2, 3)), (), {}),
+            (((2, 1, 3), (3,)), (), {}),
+        ),
+    ),
+    OpSpec(
+        "trace",
+        ember.trace,
+        np.trace,
+        NUMERIC,
+        _lin_cases((((3, 3),), (), {}), (((2, 4),), (), {}), (((0, 0),), (), {})),
+    ),
+    OpSpec(
+        "addr",
+        ember.addr,
+        lambda m, a, b, beta=1, alpha=1: beta * m + alpha * np.outer(a, b),
+        NUMERIC,
+        _lin_cases(
+            (((3, 4), (3,), (4,)), (), {}),
+            (((3, 4), (3,), (4,)), (), {"alpha": 2}),
+            (((4,), (3,), (4,)), (), {"beta": 2}),
+        ),
+    ),
+    OpSpec(
+        "cdist",
+        ember.cdist,
+        _np_cdist,
+        [ember.float32, ember.float64],
+        _lin_cases(
+            (((3, 2), (4, 2)), (), {}),
+            (((3, 2), (4, 2)), (1.0,), {}),
+            (((2, 3, 2), (2, 1, 2)), (3.0,), {}),
+            (((3, 2), (2, 2)), (float("inf"),), {}),
+        ),
+    ),
+    OpSpec(
+        "dist",
+        ember.dist,
+        lambda a, b, p=2: np.linalg.norm((a - b).reshape(-1), ord=p),
+        FLOATING,
+        _lin_cases(
+            (((3, 4), (3, 4)), (), {}), (((3, 4), (4,)), (1,), {}), (((5,), (5,)), (3,), {})
+        ),
+    ),
+    OpSpec(
+        "chain_matmul",
+        ember.chain_matmul,
+        lambda *ms: np.linalg.multi_dot(ms),
+        NUMERIC,
+        _lin_cases((((2, 3), (3, 4), (4, 2)), (), {}), (((2, 3), (3, 2)), (), {}), halves=True),
+    ),
+]
+
+
 def records():
     """The records, with the in-place forms the registry lists (addmm_, ...; self must already
     have the result's shape)."""
     inplace = [inplace_of(s) for s in LINALG if s.name + "_" in REGISTRY_DTYPES]
-    return PRODUCTS + LINALG + inplace
+    return PRODUCTS + LINALG + inplace + COMPOSITES

@@ -12,8 +12,10 @@ from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     LINES,
+    NUMERIC,
     REGISTRY_DTYPES,
     ErrorSample,
+    Fixed,
     OpSpec,
     Sample,
     dim_error,
@@ -191,6 +193,91 @@ RECORDS = [
 ]
 
 
+def _np_diff(x, n=1, dim=-1, prepend=None, append=None):
+    kw = {}
+    if prepend is not None:
+        kw["prepend"] = prepend
+    if append is not None:
+        kw["append"] = append
+    return np.diff(x, n=n, axis=dim, **kw)
+
+
+def _np_trapezoid(y, x=None, dx=None, dim=-1):
+    y = np.asarray(y, dtype=np.float64)
+    return np.trapezoid(y, x=x, dx=1.0 if dx is None else dx, axis=dim)
+
+
+def _np_cumulative_trapezoid(y, x=None, dx=None, dim=-1):
+    y = np.moveaxis(np.asarray(y, dtype=np.float64), dim, -1)
+    step = np.diff(x) if x is not None else (1.0 if dx is None else dx)
+    out = np.cumsum((y[..., 1:] + y[..., :-1]) / 2 * step, axis=-1)
+    return np.moveaxis(out, -1, dim)
+
+
+def _scan_cases(*cases):
+    def make(dtype, rng):
+        out = []
+        for shapes, kw in cases:
+            arrays = [make_array(s, dtype, rng) for s in shapes]
+            kw = dict(kw)
+            for key in ("prepend", "append", "x"):
+                if key in kw:
+                    kw[key] = (
+                        Fixed(make_array(kw[key], dtype, rng), dtype)
+                        if key != "x"
+                        else Fixed(np.sort(make_array(kw[key], dtype, rng, 0, 3)), dtype)
+                    )
+            out.append(Sample(tuple(arrays), kw, f"{shapes} {kw}"))
+        return out
+
+    return make
+
+
+# The Python composites of this topic (python/ember/_composites/scan.py).
+COMPOSITES = [
+    OpSpec(
+        "diff",
+        ember.diff,
+        _np_diff,
+        ALL,
+        _scan_cases(
+            (((6,),), {}),
+            (((3, 5),), {"dim": 0}),
+            (((3, 5),), {"n": 2}),
+            (((2, 4),), {"n": 3, "dim": 1}),
+            (((0, 3),), {}),
+            (((2, 3),), {"prepend": (2, 2), "append": (2, 1)}),
+        ),
+    ),
+    OpSpec(
+        "trapezoid",
+        ember.trapezoid,
+        _np_trapezoid,
+        NUMERIC,
+        _scan_cases(
+            (((6,),), {}),
+            (((3, 5),), {"dim": 0}),
+            (((3, 5),), {"dx": 0.5}),
+            (((2, 4),), {"x": (4,)}),
+        ),
+    ),
+    OpSpec("trapz", ember.trapz, _np_trapezoid, NUMERIC, _scan_cases((((3, 5),), {}))),
+    OpSpec(
+        "cumulative_trapezoid",
+        ember.cumulative_trapezoid,
+        _np_cumulative_trapezoid,
+        FLOATING,
+        _scan_cases(
+            (((6,),), {}),
+            (((3, 5),), {"dim": 0}),
+            (((2, 4),), {"dx": 2.0}),
+            (((2, 4),), {"x": (4,)}),
+        ),
+    ),
+]
+
+
 def records():
     """The records, with the in-place forms the registry lists (cumsum_, cumprod_)."""
-    return RECORDS + [inplace_of(s) for s in RECORDS if s.name + "_" in REGISTRY_DTYPES]
+    inplace = [inplace_of(s) for s in RECORDS if s.name + "_" in REGISTRY_DTYPES]
+    return RECORDS + inplace + COMPOSITES

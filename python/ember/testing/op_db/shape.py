@@ -4,6 +4,8 @@ meshgrid and nn.functional.pad."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 import ember
@@ -636,5 +638,148 @@ RECORDS += [
 ]
 
 
+def _np_block_diag(*ms):
+    ms = [np.asarray(m).reshape(1, -1) if np.ndim(m) < 2 else np.asarray(m) for m in ms]
+    out = np.zeros(
+        (sum(m.shape[0] for m in ms), sum(m.shape[1] for m in ms)), dtype=np.result_type(*ms)
+    )
+    r = c = 0
+    for m in ms:
+        out[r : r + m.shape[0], c : c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def _np_combinations(a, r=2, with_replacement=False):
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = [[a[i] for i in idx] for idx in pick(range(len(a)), r)]
+    return np.array(rows, dtype=a.dtype).reshape(-1, r)
+
+
+def _tuple_of(split):
+    return lambda *a, **k: tuple(split(*a, **k))
+
+
+def _cases(*cases):
+    """cases: (shapes, args, kwargs): arrays of the shapes, then plain args."""
+
+    def make(dtype, rng):
+        return [
+            Sample(
+                tuple(make_array(s, dtype, rng) for s in shapes) + tuple(args),
+                dict(kw),
+                f"{shapes} {args} {kw}",
+            )
+            for shapes, args, kw in cases
+        ]
+
+    return make
+
+
+# The Python composites of this topic (python/ember/_composites/shape.py).
+COMPOSITES = [
+    OpSpec(
+        "atleast_1d",
+        ember.atleast_1d,
+        np.atleast_1d,
+        ALL,
+        _cases((((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {})),
+    ),
+    OpSpec(
+        "atleast_2d",
+        ember.atleast_2d,
+        np.atleast_2d,
+        ALL,
+        _cases((((),), (), {}), (((3,),), (), {}), (((2, 3, 1),), (), {})),
+    ),
+    OpSpec(
+        "atleast_3d",
+        ember.atleast_3d,
+        np.atleast_3d,
+        ALL,
+        _cases((((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {}), (((2, 1, 3, 2),), (), {})),
+    ),
+    OpSpec(
+        "column_stack",
+        lambda a, b: ember.column_stack([a, b]),
+        lambda a, b: np.column_stack([a, b]),
+        ALL,
+        _cases((((3,), (3,)), (), {}), (((3, 2), (3,)), (), {}), (((), ()), (), {})),
+    ),
+    OpSpec(
+        "tensor_split",
+        ember.tensor_split,
+        _tuple_of(lambda x, sections, dim=0: np.array_split(x, sections, axis=dim)),
+        ALL,
+        _cases(
+            (((7,),), (3,), {}),
+            (((4, 5),), ([1, 3],), {}),
+            (((4, 5),), (2,), {"dim": 1}),
+            (((0, 3),), (2,), {}),
+        ),
+    ),
+    OpSpec(
+        "hsplit",
+        ember.hsplit,
+        _tuple_of(np.hsplit),
+        ALL,
+        _cases((((4, 6),), (3,), {}), (((6,),), ([1, 4],), {})),
+    ),
+    OpSpec("vsplit", ember.vsplit, _tuple_of(np.vsplit), ALL, _cases((((4, 3),), (2,), {}))),
+    OpSpec("dsplit", ember.dsplit, _tuple_of(np.dsplit), ALL, _cases((((2, 3, 4),), ([1],), {}))),
+    OpSpec(
+        "ravel",
+        ember.ravel,
+        np.ravel,
+        ALL,
+        _cases((((2, 3),), (), {}), (((),), (), {}), (((0, 2),), (), {})),
+    ),
+    OpSpec(
+        "rot90",
+        ember.rot90,
+        lambda x, k=1, dims=(0, 1): np.rot90(x, k, axes=dims),
+        ALL,
+        _cases(
+            (((2, 3),), (), {}),
+            (((2, 3),), (2,), {}),
+            (((2, 3),), (-1,), {}),
+            (((2, 3, 4),), (1, (2, 0)), {}),
+            (((2, 3),), (4,), {}),
+        ),
+    ),
+    OpSpec(
+        "block_diag",
+        ember.block_diag,
+        _np_block_diag,
+        ALL,
+        _cases((((2, 2), (1, 3)), (), {}), (((), (2,)), (), {})),
+    ),
+    OpSpec(
+        "cartesian_prod",
+        ember.cartesian_prod,
+        lambda *xs: (
+            np.array(list(itertools.product(*xs))).reshape(-1, len(xs)) if len(xs) > 1 else xs[0]
+        ),
+        ALL,
+        _cases((((2,), (3,)), (), {}), (((3,),), (), {}), (((2,), (1,), (2,)), (), {})),
+    ),
+    OpSpec(
+        "combinations",
+        ember.combinations,
+        _np_combinations,
+        ALL,
+        _cases((((4,),), (), {}), (((4,),), (3,), {}), (((3,),), (2,), {"with_replacement": True})),
+    ),
+    OpSpec(
+        "diagflat",
+        ember.diagflat,
+        np.diagflat,
+        ALL,
+        _cases((((3,),), (), {}), (((2, 2),), (1,), {}), (((2,),), (-1,), {})),
+    ),
+    OpSpec("swapdims", ember.swapdims, np.swapaxes, ALL, _cases((((2, 3, 4),), (0, 2), {}))),
+]
+
+
 def records():
-    return RECORDS
+    return RECORDS + COMPOSITES

@@ -370,5 +370,34 @@ RECORDS = [
 ]
 
 
+# The Python composites of this topic (python/ember/_composites/sort.py).
+COMPOSITES = [
+    OpSpec(
+        "msort",
+        ember.msort,
+        lambda x: np.sort(x, axis=0),
+        NUMERIC,
+        lambda d, r: [Sample((make_array(s, d, r),), desc=f"{s}") for s in [(5,), (3, 4)]],
+    ),
+    OpSpec(
+        "isin",
+        ember.isin,
+        lambda a, b, invert=False: np.isin(a, b, invert=invert),
+        ALL,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r), make_array((5,), d, r)), desc="3x4 in 5", grad=False),
+            Sample(
+                (make_array((6,), d, r), make_array((2, 2), d, r)),
+                {"invert": True},
+                "invert",
+                grad=False,
+            ),
+            Sample((make_array((4,), d, r), make_array((0,), d, r)), desc="in nothing", grad=False),
+        ],
+        grad=False,
+    ),
+]
+
+
 def records():
-    return RECORDS
+    return RECORDS + COMPOSITES

@@ -326,7 +326,7 @@ def index_tensor(*values):
 # differentiable, topic) tuples). A derived in-place record takes its dtypes from here, and an op
 # with parameters has one only where the registry has its in-place form: neither is restated by
 # hand.
-REGISTRY_DTYPES = {name: dtypes for name, _, dtypes, *_ in ember._C._op_registry()}
+REGISTRY_DTYPES = {name: dtypes for name, _, dtypes, *_ in ember._op_registry()}
 
 
 def inplace_dtypes(spec):

@@ -9,7 +9,9 @@ import ember
 from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
+    NUMERIC,
     ErrorSample,
+    Fixed,
     OpSpec,
     Sample,
     dim_error,
@@ -259,5 +261,169 @@ RECORDS = [
 ]
 
 
+def _np_quantile(x, q, dim=None, keepdim=False, interpolation="linear", nan=False):
+    f = np.nanquantile if nan else np.quantile
+    return f(x, q, axis=dim, keepdims=keepdim, method=interpolation)
+
+
+def _np_histc(x, bins=100, min=0, max=0):
+    lo, hi = (x.min(), x.max()) if min == max and x.size else (min, max)
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    return np.histogram(x, bins=bins, range=(lo, hi))[0]
+
+
+def _np_cov(x, correction=1, fweights=None, aweights=None):
+    return np.cov(x, ddof=correction, fweights=fweights, aweights=aweights)
+
+
+def _with_nans(make):
+    def samples(dtype, rng):
+        out = []
+        if not dtype.is_floating_point:
+            return out
+        for s in make(dtype, rng):
+            a = s.args[0].copy()
+            if a.size > 2:
+                a.reshape(-1)[[0, -2]] = np.nan
+            out.append(Sample((a, *s.args[1:]), s.kwargs, s.desc + " with NaNs", grad=False))
+        return out
+
+    return samples
+
+
+def _stat_cases(*cases):
+    def make(dtype, rng):
+        return [
+            Sample((make_array(shape, dtype, rng), *args), dict(kw), f"{shape} {args} {kw}", grad)
+            for shape, args, kw, grad in cases
+        ]
+
+    return make
+
+
+_QUANTILE_CASES = _stat_cases(
+    ((7,), (0.3,), {}, True),
+    ((3, 5), (0.5,), {"dim": 1}, True),
+    # gradcheck would move q out of [0, 1]
+    ((3, 5), (Fixed(np.array([0.0, 0.25, 1.0]), ember.float64),), {"dim": 0}, False),
+    ((3, 4), (0.75,), {"dim": -1, "keepdim": True, "interpolation": "lower"}, False),
+    ((3, 4), (0.4,), {"interpolation": "higher"}, False),
+    ((6,), (0.5,), {"interpolation": "midpoint"}, False),
+    ((6,), (0.7,), {"interpolation": "nearest"}, False),
+    ((2, 3), (0.2,), {"keepdim": True}, True),
+)
+
+
+def _quantile_op(name):
+    def op(x, q, **kw):
+        if isinstance(q, ember.Tensor):
+            q = q.to(x.dtype)
+        return getattr(ember, name)(x, q, **kw)
+
+    return op
+
+
+# The Python composites of this topic (python/ember/_composites/statistics.py).
+COMPOSITES = [
+    OpSpec(
+        "cov",
+        ember.cov,
+        _np_cov,
+        FLOATING,
+        lambda d, r: [
+            Sample((make_array((3, 5), d, r),), desc="3 variables"),
+            Sample((make_array((6,), d, r),), desc="one variable"),
+            Sample((make_array((2, 4), d, r),), {"correction": 0}, "correction 0"),
+            Sample(
+                (make_array((2, 4), d, r),),
+                {"fweights": Fixed(np.array([1, 2, 1, 3]), ember.int64)},
+                "fweights",
+            ),
+            Sample(
+                (make_array((2, 4), d, r),),
+                {"aweights": Fixed(np.array([0.5, 1.0, 2.0, 1.5]), d)},
+                "aweights",
+            ),
+        ],
+    ),
+    OpSpec(
+        "corrcoef",
+        ember.corrcoef,
+        np.corrcoef,
+        FLOATING,
+        lambda d, r: [Sample((make_array((3, 6), d, r),), desc="3 variables")],
+    ),
+    OpSpec(
+        "quantile",
+        _quantile_op("quantile"),
+        _np_quantile,
+        [ember.float32, ember.float64],
+        _QUANTILE_CASES,
+    ),
+    OpSpec(
+        "nanquantile",
+        _quantile_op("nanquantile"),
+        lambda *a, **k: _np_quantile(*a, nan=True, **k),
+        [ember.float32, ember.float64],
+        lambda d, r: _QUANTILE_CASES(d, r) + _with_nans(_QUANTILE_CASES)(d, r),
+    ),
+    OpSpec(
+        "nanmean",
+        ember.nanmean,
+        lambda x, dim=None, keepdim=False: np.nanmean(x, axis=np_axis(dim), keepdims=keepdim),
+        FLOATING,
+        lambda d, r: (
+            reduce_samples(d, r)[:6] + _with_nans(lambda d, r: reduce_samples(d, r)[:6])(d, r)
+        ),
+    ),
+    OpSpec(
+        "histc",
+        ember.histc,
+        _np_histc,
+        [ember.float32, ember.float64],
+        _stat_cases(
+            ((50,), (), {"bins": 5, "min": -2, "max": 2}, False),
+            ((4, 5), (), {"bins": 7}, False),
+            ((10,), (), {"bins": 3, "min": 5, "max": 9}, False),
+        ),
+        grad=False,
+    ),
+    OpSpec(
+        "bincount",
+        ember.bincount,
+        lambda x, weights=None, minlength=0: np.bincount(x, weights, minlength),
+        [ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64],
+        lambda d, r: [
+            Sample((np.abs(make_array((12,), d, r)),), desc="12 values", grad=False),
+            Sample((np.abs(make_array((5,), d, r)),), {"minlength": 9}, "minlength", grad=False),
+            Sample((np.zeros(0, dtype=np.int64),), desc="empty", grad=False),
+            Sample(
+                (np.abs(make_array((6,), d, r)),),
+                {"weights": Fixed(np.linspace(0, 1, 6), ember.float64)},
+                "weights",
+                grad=False,
+            ),
+        ],
+        grad=False,
+    ),
+    OpSpec(
+        "aminmax",
+        ember.aminmax,
+        lambda x, dim=None, keepdim=False: (
+            np.amin(x, axis=dim, keepdims=keepdim),
+            np.amax(x, axis=dim, keepdims=keepdim),
+        ),
+        NUMERIC,
+        _stat_cases(
+            ((3, 4), (), {}, False),
+            ((3, 4), (), {"dim": 1}, False),
+            ((2, 3, 4), (), {"dim": -1, "keepdim": True}, False),
+        ),
+        grad=False,
+    ),
+]
+
+
 def records():
-    return RECORDS
+    return RECORDS + COMPOSITES

@@ -1,0 +1,11 @@
+"""The Python composites by topic (ember/_composite.py says how they are declared)."""
+
+from ember._composites import (  # noqa: F401
+    creation,
+    elementwise,
+    linalg,
+    scan,
+    shape,
+    sort,
+    statistics,
+)

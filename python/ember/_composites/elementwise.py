@@ -1,0 +1,180 @@
+"""Elementwise composites: PyTorch's rarer elementwise functions, written with the list ops."""
+
+import math
+
+from ember import _C
+from ember._composite import composite
+from ember._composites._dtypes import ALL, FLOATING, INTEGRAL, NUMERIC
+
+Tensor = _C.Tensor
+
+
+def _as_tensor(value, like):
+    if isinstance(value, Tensor):
+        return value
+    return _C.tensor(value, dtype=_C._result_type(like, value), device=like.device)
+
+
+def _float_of(x):
+    return x if x.is_floating_point() else x.to(_C.get_default_dtype())
+
+
+@composite("elementwise", ALL, method=True)
+def deg2rad(input):
+    """Degrees to radians (integers are computed in the default float dtype)."""
+    return _float_of(input) * (math.pi / 180.0)
+
+
+@composite("elementwise", ALL, method=True)
+def rad2deg(input):
+    return _float_of(input) * (180.0 / math.pi)
+
+
+@composite("elementwise", ALL, method=True)
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (even where other is 0 or inf); NaN propagates from
+    other."""
+    x = _float_of(_as_tensor(input, other) if not isinstance(input, Tensor) else input)
+    y = _as_tensor(other, x)
+    y = y if y.is_floating_point() else y.to(x.dtype)
+    out = x * _C.log(y)
+    return _C.where((x == 0) & ~_C.isnan(y), _C.zeros_like(out), out)
+
+
+@composite("elementwise", ALL, method=True)
+def copysign(input, other):
+    """|input| with the sign of other (the sign bit, so -0.0 counts as negative)."""
+    x = _float_of(input)
+    y = _as_tensor(other, x)
+    return _C.where(signbit(y), -_C.abs(x), _C.abs(x))
+
+
+@composite("elementwise", FLOATING, method=True)
+def logaddexp2(input, other):
+    """log2(2**input + 2**other), without overflow."""
+    m = _C.maximum(input, other)
+    m = _C.where(_C.isfinite(m), m, _C.zeros_like(m)).detach()
+    return m + _C.log2(_C.exp2(input - m) + _C.exp2(other - m))
+
+
+@composite("elementwise", NUMERIC, method=True, differentiable=False)
+def heaviside(input, values):
+    """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as in
+    PyTorch)."""
+    if input.dtype != values.dtype:
+        raise RuntimeError(
+            f"[heaviside] heaviside is not yet implemented for tensors with different dtypes: "
+            f"{input.dtype} and {values.dtype}"
+        )
+    ones, zeros = _C.ones_like(input), _C.zeros_like(input)
+    return _C.where(
+        input == 0,
+        values.expand_as(input) if values.dim() else values,
+        _C.where(input > 0, ones, zeros),
+    ).to(input.dtype)
+
+
+@composite("elementwise", ALL, method=True)
+def float_power(input, exponent):
+    """input ** exponent in float64, whatever the dtypes."""
+    x = input.to(_C.float64) if isinstance(input, Tensor) else input
+    e = exponent.to(_C.float64) if isinstance(exponent, Tensor) else float(exponent)
+    return _C.pow(x, e)
+
+
+@composite("elementwise", NUMERIC, method=True)
+def clamp_min(input, min):
+    return _C.clamp(input, min=min)
+
+
+@composite("elementwise", NUMERIC, method=True)
+def clamp_max(input, max):
+    return _C.clamp(input, max=max)
+
+
+@composite("elementwise", ALL, method=True, differentiable=False)
+def sgn(input):
+    """The sign; for real tensors the same as sign."""
+    return _C.sign(input)
+
+
+@composite("elementwise", ALL, method=True, differentiable=False)
+def signbit(input):
+    """True where the sign bit is set: negative numbers and -0.0."""
+    if input.dtype == _C.bool or input.dtype == _C.uint8:
+        return _C.zeros_like(input, dtype=_C.bool)
+    if not input.is_floating_point():
+        return input < 0
+    # -0.0 has its sign bit set: 1 / -0.0 is -inf.
+    return (input < 0) | ((input == 0) & (_C.reciprocal(input.float()) < 0))
+
+
+@composite("elementwise", NUMERIC, method=True)
+def positive(input):
+    """input itself, as PyTorch's positive (which returns its input)."""
+    return input
+
+
+@composite("elementwise", ALL, method=True, differentiable=False)
+def isposinf(input):
+    return _C.isinf(input) & (input > 0)
+
+
+@composite("elementwise", ALL, method=True, differentiable=False)
+def isneginf(input):
+    return _C.isinf(input) & (input < 0)
+
+
+@composite("elementwise", ALL, method=True, differentiable=False)
+def isreal(input):
+    """True everywhere: ember's tensors are real."""
+    return _C.ones_like(input, dtype=_C.bool)
+
+
+@composite("elementwise", ALL, method=True)
+def sinc(input):
+    """sin(pi x) / (pi x), 1 at 0."""
+    x = _float_of(input)
+    px = x * math.pi
+    safe = _C.where(x == 0, _C.ones_like(px), px)
+    return _C.where(x == 0, _C.ones_like(px), _C.sin(safe) / safe)
+
+
+@composite("elementwise", ALL, method=True)
+def ldexp(input, other):
+    """input * 2 ** other."""
+    x = _float_of(input)
+    return x * _C.exp2(_as_tensor(other, x).to(x.dtype))
+
+
+def _euclid(a, b):
+    a, b = _C.abs(a), _C.abs(b)
+    while bool((b != 0).any()):
+        nonzero = b != 0
+        safe_b = _C.where(nonzero, b, _C.ones_like(b))
+        a, b = _C.where(nonzero, b, a), _C.where(nonzero, _C.remainder(a, safe_b), b)
+    return a
+
+
+@composite("elementwise", INTEGRAL, method=True, differentiable=False)
+def gcd(input, other):
+    """The greatest common divisor, elementwise (gcd(0, 0) = 0)."""
+    a, b = _C.broadcast_tensors(input, other)
+    return _euclid(a, b).to(_C._result_type(input, other))
+
+
+@composite("elementwise", INTEGRAL, method=True, differentiable=False)
+def lcm(input, other):
+    """The least common multiple, elementwise (0 when either is 0)."""
+    a, b = _C.broadcast_tensors(input, other)
+    g = _euclid(a, b)
+    safe = _C.where(g == 0, _C.ones_like(g), g)
+    return _C.abs(_C.floor_divide(a, safe) * b).to(_C._result_type(input, other))
+
+
+@composite("elementwise", NUMERIC, method=False)
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input; a number `other` promotes as a 0-d tensor, as a scalar does."""
+    if not isinstance(other, Tensor):
+        other = _C.tensor(other, device=input.device)
+    return _C.sub(other, input, alpha=alpha)

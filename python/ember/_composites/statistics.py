@@ -1,0 +1,203 @@
+"""Statistics composites: covariance and correlation, quantiles, histograms, counts."""
+
+from ember import _C
+from ember._composite import composite
+from ember._composites._dtypes import FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
+
+
+@composite("statistics", FLOATING, method=True)
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in input's rows (observations in its columns), with
+    optional integer frequency and real observation weights, as numpy.cov."""
+    if input.dim() > 2:
+        raise ValueError(
+            f"[cov] expected input to have two or fewer dimensions but got {input.dim()}"
+        )
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        if fweights.is_floating_point():
+            raise TypeError("[cov] expected fweights to have an integral dtype")
+        w = fweights.to(x.dtype)
+    if aweights is not None:
+        if not aweights.is_floating_point():
+            raise TypeError("[cov] expected aweights to have a floating point dtype")
+        w = aweights.to(x.dtype) if w is None else w * aweights.to(x.dtype)
+    if w is None:
+        w_sum = float(n)
+        avg = x.mean(1, keepdim=True)
+        norm = w_sum - correction
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1, keepdim=True) / w_sum
+        if aweights is None or correction == 0:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights.to(x.dtype)).sum() / w_sum
+    xm = x - avg
+    xw = xm if w is None else xm * w
+    c = xw @ xm.t()
+    out = c / (max(norm, 0) if isinstance(norm, float) else _C.clamp(norm, min=0))
+    return out.squeeze() if input.dim() < 2 else out
+
+
+@composite("statistics", FLOATING, method=True)
+def corrcoef(input):
+    """Pearson correlation coefficients of input's rows, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    std = d.sqrt()
+    c = c / std.reshape(-1, 1)
+    c = c / std.reshape(1, -1)
+    return _C.clamp(c, -1, 1)
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError(
+            f"[{name}] interpolation must be one of linear, lower, higher, midpoint or nearest. "
+            f"Got {interpolation}"
+        )
+    scalar_q = not isinstance(q, _C.Tensor)
+    qt = _C.tensor(q, dtype=input.dtype) if scalar_q else q
+    if qt.dim() > 1:
+        raise RuntimeError(f"[{name}] q must be a scalar or 1D tensor")
+    if bool(((qt < 0) | (qt > 1)).any()):
+        raise RuntimeError(f"[{name}] q values must be in the range [0, 1]")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else (dim + input.dim() if dim < 0 else dim)
+    if x.dim() == 0:
+        x, d = x.reshape(1), 0
+    if x.shape[d] == 0:
+        raise IndexError(f"[{name}] input tensor must be non-empty")
+    xs = x.movedim(d, -1)
+    sorted_x, _ = _C.sort(xs, -1)  # NaNs sort last
+    nan = _C.isnan(xs)
+    if ignore_nan:
+        count = (~nan).sum(-1, keepdim=True)
+    else:
+        count = _C.full_like(nan.sum(-1, keepdim=True), xs.shape[-1])
+    qv = qt.reshape(-1)
+    last = (count - 1).clamp(min=0).to(xs.dtype)
+    pos = last * qv  # [..., nq]
+    if interpolation == "lower":
+        pos = pos.floor()
+    elif interpolation == "higher":
+        pos = pos.ceil()
+    elif interpolation == "nearest":
+        pos = pos.round()
+    lo = pos.floor().long()
+    hi = pos.ceil().long()
+    v_lo = sorted_x.gather(-1, lo)
+    v_hi = sorted_x.gather(-1, hi)
+    if interpolation == "midpoint":
+        out = v_lo + (v_hi - v_lo) * 0.5 * (hi != lo).to(xs.dtype)
+    else:
+        out = _C.lerp(v_lo, v_hi, (pos - lo.to(xs.dtype)))
+    # A NaN in a row makes its quantile NaN (quantile); a row of NaNs only, too (nanquantile).
+    bad = nan.any(-1, keepdim=True) if not ignore_nan else (count == 0)
+    out = _C.where(bad.expand_as(out), _C.full_like(out, float("nan")), out)
+    out = out.movedim(-1, 0)  # [nq, ...]
+    if keepdim:
+        if dim is None:
+            out = out.reshape(out.shape[:1] + (1,) * input.dim())
+        else:
+            out = out.unsqueeze(d + 1)
+    return out[0] if scalar_q or qt.dim() == 0 else out
+
+
+@composite("statistics", FLOAT32_64, method=True)
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles of input (over everything, or along dim), as numpy.quantile; a NaN
+    gives NaN. With a 1-d q, the quantiles stack on a new first dimension."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+@composite("statistics", FLOAT32_64, method=True)
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile ignoring NaNs (NaN only where a row holds nothing else)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+@composite("statistics", FLOATING, method=True)
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the elements that are not NaN."""
+    x = input if dtype is None else input.to(dtype)
+    keep = ~_C.isnan(x)
+    total = _C.nansum(x, dim, keepdim) if dim is not None else _C.nansum(x)
+    count = keep.sum(dim, keepdim) if dim is not None else keep.sum()
+    if dim is None and keepdim:
+        total, count = total.reshape((1,) * x.dim()), count.reshape((1,) * x.dim())
+    return total / count.to(total.dtype)
+
+
+@composite("statistics", FLOAT32_64, method=True, differentiable=False)
+def histc(input, bins=100, min=0, max=0):
+    """A histogram of `bins` equal bins over [min, max] (the data's range when both are 0);
+    values outside are ignored, the maximum goes in the last bin."""
+    if bins <= 0:
+        raise RuntimeError(f"[histc] bins must be > 0, but got {bins}")
+    lo, hi = float(min), float(max)
+    x = input.reshape(-1)
+    if lo == hi and x.numel():
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"[histc] max must be larger than min, got min {min} and max {max}")
+    inside = (x >= lo) & (x <= hi)
+    xi = x[inside]
+    idx = ((xi - lo) * (bins / (hi - lo))).floor().long().clamp(0, bins - 1)
+    counts = _C.zeros(bins, dtype=input.dtype, device=input.device)
+    return counts.index_add(0, idx, _C.ones_like(xi))
+
+
+@composite("statistics", INTEGRAL, differentiable=False, method=True)
+def bincount(input, weights=None, minlength=0):
+    """How often each value 0..max(input) occurs (weighted: the sum of the weights there)."""
+    if input.dim() != 1:
+        raise RuntimeError(
+            f"[bincount] only supports 1-d non-negative integral inputs, got {input.dim()} dims"
+        )
+    if input.numel() and bool((input < 0).any()):
+        raise RuntimeError("[bincount] only supports 1-d non-negative integral inputs")
+    if minlength < 0:
+        raise RuntimeError(f"[bincount] minlength should be >= 0, got {minlength}")
+    n = max(int(input.max()) + 1 if input.numel() else 0, minlength)
+    if weights is None:
+        return _C.zeros(n, dtype=_C.int64, device=input.device).index_add(
+            0, input.long(), _C.ones_like(input, dtype=_C.int64)
+        )
+    if weights.shape != input.shape:
+        raise RuntimeError("[bincount] weights should be 1-d and have the same length as input")
+    dtype = weights.dtype if weights.is_floating_point() else _C.float64
+    if weights.dtype == _C.float16 or weights.dtype == _C.bfloat16:
+        dtype = weights.dtype
+    return _C.zeros(n, dtype=dtype, device=input.device).index_add(
+        0, input.long(), weights.to(dtype)
+    )
+
+
+@composite("statistics", NUMERIC, method=True, differentiable=False)
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) over everything or along dim, as a named tuple."""
+    if dim is None:
+        lo, hi = _C.amin(input), _C.amax(input)
+        if keepdim:
+            lo, hi = lo.reshape((1,) * input.dim()), hi.reshape((1,) * input.dim())
+    else:
+        lo, hi = _C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim)
+    return _MinMax(lo, hi)
+
+
+class _MinMax(tuple):
+    """torch.return_types.aminmax: (min, max)."""
+
+    def __new__(cls, lo, hi):
+        return super().__new__(cls, (lo, hi))
+
+    min = property(lambda self: self[0])
+    max = property(lambda self: self[1])

@@ -237,8 +237,9 @@ CORPUS = [
 
 
 # --- the parent side: extract, run, report -------------------------------------------------------
-def snapshot(repo: str, mirror: pathlib.Path) -> tuple[pathlib.Path, str]:
-    """The repository's snapshot extracted into build/realworld/, and its commit."""
+def snapshot(repo: str, mirror: pathlib.Path, side: str) -> tuple[pathlib.Path, str]:
+    """The repository's snapshot extracted into build/realworld/<side>/, and its commit: each
+    side has its own copy, since programs write files that others read (a checkpoint)."""
     gitdir = mirror / repo.replace("/", "+") / "repo"
     if not gitdir.exists():
         raise FileNotFoundError(f"{gitdir}: fetch github:{repo} first (the search tool's fetch)")
@@ -248,7 +249,7 @@ def snapshot(repo: str, mirror: pathlib.Path) -> tuple[pathlib.Path, str]:
         capture_output=True,
         text=True,
     ).stdout.strip()
-    folder = WORK / repo.replace("/", "+")
+    folder = WORK / side / repo.replace("/", "+")
     stamp = folder / ".commit"
     if not stamp.exists() or stamp.read_text() != commit:
         subprocess.run(["rm", "-rf", str(folder)], check=True)
@@ -341,17 +342,21 @@ def main() -> int:
     if args.torch:
         args.torch = os.path.abspath(args.torch)  # the programs run in their own folders
     progs = [p for p in CORPUS if not args.only or args.only in f"{p.repo}/{p.path}"]
-    rows, passed, torch_passed = [], 0, 0
+    rows, passed, torch_passed, both = [], 0, 0, 0
     for prog in progs:
-        folder, commit = snapshot(prog.repo, pathlib.Path(args.mirror))
+        folder, commit = snapshot(prog.repo, pathlib.Path(args.mirror), "ember")
         if prog.setup is not None:
             prog.setup((folder / prog.path).parent)
         ok, secs, err = run_one(sys.executable, "ember", prog, folder, args.timeout, args.verbose)
         passed += ok
         torch_cell = ""
         if args.torch:
+            folder, _ = snapshot(prog.repo, pathlib.Path(args.mirror), "torch")
+            if prog.setup is not None:
+                prog.setup((folder / prog.path).parent)
             t_ok, t_secs, t_err = run_one(args.torch, "torch", prog, folder, args.timeout, False)
             torch_passed += t_ok
+            both += t_ok and ok
             torch_cell = f"pass ({t_secs:.1f} s)" if t_ok else f"fail: `{t_err}`"
         cell = f"pass ({secs:.1f} s)" if ok else f"**fail**: `{err}`"
         rows.append((prog, commit, cell, torch_cell))
@@ -368,7 +373,10 @@ def main() -> int:
         lines.append(line)
     summary = f"ember runs {passed} of {len(rows)} programs unchanged"
     if args.torch:
-        summary += f"; PyTorch runs {torch_passed}"
+        summary += (
+            f"; PyTorch runs {torch_passed}, and of those ember runs {both} "
+            f"({100.0 * both / max(torch_passed, 1):.0f}%)"
+        )
     text = "\n".join(lines) + f"\n\n{summary}.\n"
     if args.write_docs:
         doc = DOC.read_text()

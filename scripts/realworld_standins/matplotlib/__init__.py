@@ -33,9 +33,16 @@ def use(*args, **kwargs):
     pass
 
 
+def _anything(attr):
+    if attr.startswith("__"):  # introspection (inspect reads __file__ of every module)
+        raise AttributeError(attr)
+    return _Nothing()
+
+
 def _module(name):
     mod = types.ModuleType(name)
-    mod.__getattr__ = lambda attr: _Nothing()
+    mod.__getattr__ = _anything
+    mod.__file__ = __file__
     sys.modules[name] = mod
     return mod
 

@@ -171,8 +171,8 @@ CORPUS = [
     Program(
         YJ,
         "tutorials/02-intermediate/deep_residual_network/main.py",
-        data_size=100,
-        steps="80 epochs of 1 batch",
+        data_size=20,
+        steps="80 epochs of 1 batch of 20",
     ),
     Program(
         YJ,

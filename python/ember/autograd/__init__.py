@@ -67,3 +67,6 @@ def grad(
         ins = (inputs,) if single else tuple(inputs)
         result = tuple(_C.zeros_like(i) if g is None else g for g, i in zip(result, ins))
     return result
+
+
+from ember.autograd import functional  # noqa: E402  (built on grad, above)

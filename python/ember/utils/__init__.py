@@ -1,3 +1,3 @@
-"""ember.utils: data loading (ember.utils.data)."""
+"""ember.utils: data loading (ember.utils.data), activation checkpointing (ember.utils.checkpoint)."""
 
-from ember.utils import data  # noqa: F401
+from ember.utils import checkpoint, data  # noqa: F401

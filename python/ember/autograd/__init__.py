@@ -69,4 +69,4 @@ def grad(
     return result
 
 
-from ember.autograd import functional  # noqa: E402  (built on grad, above)
+from ember.autograd import functional  # noqa: E402, F401  (built on grad, above)

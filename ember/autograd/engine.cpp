@@ -131,6 +131,7 @@ class GraphTask {
         EMBER_CHECK(outputs.size() == node->next_edges().size(), "[backward] function ",
                     node->name(), " returned an incorrect number of gradients (expected ",
                     node->next_edges().size(), ", got ", outputs.size(), ")");
+        if (AnomalyMode::check_nan()) check_nan(*node, outputs);
       }
       if (!keep_graph_) node->release_variables();
       const auto& edges = node->next_edges();
@@ -165,6 +166,23 @@ class GraphTask {
     for (const Capture& c : captures)
       if (c.node == node) return true;
     return false;
+  }
+
+  // Anomaly detection: a NaN in a gradient the node returned fails here, with PyTorch's message
+  // and, when the node was recorded under anomaly mode, where its forward op was called.
+  static void check_nan(const Node& node, const TensorList& outputs) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const Tensor& g = outputs[i];
+      if (!g.defined() || !g.is_floating_point()) continue;
+      NoGradGuard no_grad;
+      if (!any(isnan(g)).item<bool>()) continue;
+      std::string where;
+      if (node.forward_trace && !node.forward_trace->empty()) {
+        where = "\nTraceback of forward call that caused the error:\n" + *node.forward_trace;
+      }
+      EMBER_FAIL("Function '", node.name(), "' returned nan values in its ", i, "th output.",
+                 where);
+    }
   }
 
   // Tensor hooks and retain_grad on the node's outputs, before it runs.
@@ -304,7 +322,27 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   } else {
     add_(meta.grad, g);
   }
+  // A copy of the list: a hook may register or remove hooks.
+  const auto hooks = meta.post_accumulate_hooks;
+  for (const auto& [id, hook] : hooks) hook(variable);
   return {};
+}
+
+int64_t register_post_accumulate_grad_hook(const Tensor& t,
+                                           std::function<void(const Tensor&)> hook) {
+  EMBER_CHECK(t.is_leaf(), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  EMBER_CHECK(t.requires_grad(),
+              "cannot register a hook on a tensor that doesn't require gradient");
+  static std::atomic<int64_t> next_id{1};
+  const int64_t id = next_id++;
+  ensure_autograd_meta(t).post_accumulate_hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void remove_post_accumulate_grad_hook(const Tensor& t, int64_t id) {
+  if (AutogradMeta* meta = autograd_meta(t)) {
+    std::erase_if(meta->post_accumulate_hooks, [&](const auto& h) { return h.first == id; });
+  }
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {

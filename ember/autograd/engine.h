@@ -25,6 +25,13 @@ TensorList grad(const TensorList& outputs,
                 bool create_graph = false,
                 bool allow_unused = false);
 
+// A hook run with leaf `t` each time backward has accumulated into its .grad (PyTorch's
+// register_post_accumulate_grad_hook, e.g. for an optimizer step per parameter inside
+// backward). Returns an id for remove_post_accumulate_grad_hook.
+int64_t register_post_accumulate_grad_hook(const Tensor& t,
+                                           std::function<void(const Tensor&)> hook);
+void remove_post_accumulate_grad_hook(const Tensor& t, int64_t id);
+
 // The node that accumulates into leaf `t`'s .grad (created on first use; the graph owns it).
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
 

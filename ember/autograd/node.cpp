@@ -177,6 +177,9 @@ template <class Inputs, class Outputs>
 void set_history_impl(const std::shared_ptr<Node>& node,
                       const Inputs& inputs,
                       const Outputs& outputs) {
+  if (AnomalyMode::is_enabled()) {
+    node->forward_trace = std::make_unique<std::string>(AnomalyMode::current_trace());
+  }
   auto& edges = node->mutable_next_edges();
   edges.reserve(inputs.size());
   for (const Tensor* in : inputs) edges.push_back(gradient_edge(*in));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,8 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual TensorList apply(TensorList&& grads) = 0;
   // Drops saved tensors once backward ran without retain_graph.
   virtual void release_variables() {}
+  // Where the forward op was called, kept only while anomaly detection is on (AnomalyMode).
+  std::unique_ptr<std::string> forward_trace;
   // Hooks of the leaf tensor this node accumulates into (AccumulateGrad), run by the engine
   // before the node, also when autograd.grad() captures the gradient instead of running it.
   // Returns whether any hook ran.
@@ -125,6 +128,8 @@ struct AutogradMeta final : AutogradMetaBase {
   uint32_t history = 0;
   TensorImpl* owner = nullptr;                             // the tensor this metadata belongs to
   std::vector<std::pair<int64_t, TensorHook>> leaf_hooks;  // leaves: run by the engine
+  // Leaves: run with the leaf after its .grad was accumulated (register_post_accumulate_grad_hook).
+  std::vector<std::pair<int64_t, std::function<void(const Tensor&)>>> post_accumulate_hooks;
   // Hooks registered while the tensor was a non-leaf, by id, and the node that holds each (an
   // in-place op may have given the tensor another node since).
   std::vector<std::pair<int64_t, std::weak_ptr<Node>>> hook_nodes;

@@ -54,6 +54,11 @@ from ember._utils import (  # noqa: E402
     set_printoptions,
 )
 from ember.amp import GradScaler  # noqa: E402
+from ember.autograd.anomaly_mode import (  # noqa: E402
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from ember.autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,

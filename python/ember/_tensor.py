@@ -78,7 +78,45 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
     return self.to(device, non_blocking=non_blocking, memory_format=memory_format)
 
 
+class _PostAccumulateHandle:
+    """What register_post_accumulate_grad_hook returns: remove() unregisters the hook."""
+
+    def __init__(self, tensor, hook_id):
+        import weakref
+
+        self._tensor = weakref.ref(tensor)
+        self.id = hook_id
+
+    def remove(self):
+        tensor = self._tensor()
+        if tensor is not None:
+            _C._remove_post_accumulate_grad_hook(tensor, self.id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _register_post_accumulate_grad_hook(self, hook):
+    # hook(tensor) runs after backward accumulated into tensor.grad. The C++ side holds only a
+    # weak reference to this Python object, so the hook passes the same object (a Parameter
+    # stays a Parameter, and dicts keyed by it work) without keeping it alive.
+    import weakref
+
+    ref = weakref.ref(self)
+
+    def run():
+        tensor = ref()
+        if tensor is not None:
+            hook(tensor)
+
+    return _PostAccumulateHandle(self, _C._register_post_accumulate_grad_hook(self, run))
+
+
 Tensor.cuda = _cuda
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 
 # The device and layout questions PyTorch's Tensor answers for backends ember does not have (its
 # tensors are strided, on the CPU or CUDA): always False, so code that branches on them runs.

@@ -191,11 +191,41 @@ TensorList tensor_list(nb::handle seq, const char* what) {
   return out;
 }
 
+// Anomaly mode's trace of a forward call: Python's stack where the op was called.
+std::string python_trace() {
+  nb::gil_scoped_acquire gil;
+  try {
+    nb::object lines = nb::module_::import_("traceback").attr("format_stack")();
+    return nb::cast<std::string>(nb::str("").attr("join")(lines));
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 void init_autograd(nb::module_& m) {
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled, nb::arg("mode"));
+  AnomalyMode::set_trace_provider(&python_trace);
+  m.def("_set_anomaly_enabled", &AnomalyMode::set_enabled, nb::arg("enabled"),
+        nb::arg("check_nan") = true);
+  m.def("_is_anomaly_enabled", &AnomalyMode::is_enabled);
+  m.def("_is_anomaly_check_nan_enabled", &AnomalyMode::check_nan);
+  // Tensor.register_post_accumulate_grad_hook (python/ember/_tensor.py) passes a callable that
+  // looks the tensor up through a weak reference, so the hook does not keep it alive.
+  m.def(
+      "_register_post_accumulate_grad_hook",
+      [](const Tensor& t, nb::handle fn) {
+        auto ref = std::make_shared<PyRef>(fn);
+        return register_post_accumulate_grad_hook(t, [ref](const Tensor&) {
+          nb::gil_scoped_acquire gil;
+          ref->get()();
+        });
+      },
+      nb::arg("tensor"), nb::arg("hook"));
+  m.def("_remove_post_accumulate_grad_hook", &remove_post_accumulate_grad_hook, nb::arg("tensor"),
+        nb::arg("id"));
 
   m.def(
       "_backward",

@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from typing import Optional, Union
 
 from ember import _C
+from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from ember.autograd.function import Function, FunctionCtx
 from ember.autograd.grad_mode import (
     enable_grad,
@@ -30,6 +31,8 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
     "Variable",
+    "detect_anomaly",
+    "set_detect_anomaly",
 ]
 
 

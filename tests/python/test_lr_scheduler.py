@@ -3,6 +3,7 @@
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 import ember
@@ -236,3 +237,62 @@ def test_scheduler_step_before_optimizer_step_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         s2.step()
+
+
+def test_cyclic_lr_triangle_and_momentum_by_hand():
+    p = ember.zeros(1, requires_grad=True)
+    opt = ember.optim.SGD([p], lr=5.0, momentum=0.5)
+    sched = ember.optim.lr_scheduler.CyclicLR(
+        opt,
+        base_lr=0.1,
+        max_lr=0.5,
+        step_size_up=2,
+        step_size_down=2,
+        base_momentum=0.8,
+        max_momentum=0.9,
+    )
+    lrs, moms = [], []
+    for _ in range(9):
+        lrs.append(opt.param_groups[0]["lr"])
+        moms.append(opt.param_groups[0]["momentum"])
+        opt.step()
+        sched.step()
+    # up over 2 steps, down over 2: 0.1 0.3 0.5 0.3 0.1 0.3 ...; momentum the other way.
+    assert lrs == pytest.approx([0.1, 0.3, 0.5, 0.3, 0.1, 0.3, 0.5, 0.3, 0.1])
+    assert moms == pytest.approx([0.9, 0.85, 0.8, 0.85, 0.9, 0.85, 0.8, 0.85, 0.9])
+    with pytest.raises(ValueError, match="mode is invalid and scale_fn is None"):
+        ember.optim.lr_scheduler.CyclicLR(opt, 0.1, 0.5, mode="sawtooth")
+
+
+def test_swa_utils_average_and_recompute_batch_norm_statistics():
+    from ember.optim import swa_utils
+
+    model = ember.nn.Linear(2, 1)
+    avg = swa_utils.AveragedModel(model)
+    weights = []
+    for k in range(3):
+        with ember.no_grad():
+            model.weight.fill_(float(k + 1))
+        weights.append(float(k + 1))
+        avg.update_parameters(model)
+    assert avg.module.weight.tolist() == [[2.0, 2.0]]  # the mean of 1, 2, 3
+    x = ember.ones(4, 2)
+    assert avg(x).tolist() == avg.module(x).tolist()
+
+    net = ember.nn.Sequential(ember.nn.BatchNorm1d(3))
+    data = [
+        ember.tensor(np.arange(12.0).reshape(4, 3) + 10 * i, dtype=ember.float32) for i in range(3)
+    ]
+    swa_utils.update_bn(data, net)
+    every = np.concatenate([d.numpy() for d in data])
+    np.testing.assert_allclose(net[0].running_mean.numpy(), every.mean(0), rtol=1e-5)
+    assert net.training and net[0].momentum == 0.1
+
+    opt = ember.optim.SGD([ember.zeros(1, requires_grad=True)], lr=1.0)
+    sched = swa_utils.SWALR(opt, swa_lr=0.2, anneal_epochs=2, anneal_strategy="linear")
+    seen = []
+    for _ in range(4):
+        seen.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    assert seen == pytest.approx([1.0, 0.6, 0.2, 0.2])

@@ -90,6 +90,21 @@ SCHEDULERS = [
     ("ConstantLR", {"factor": 0.25, "total_iters": 3}),
     ("PolynomialLR", {"total_iters": 6, "power": 1.5}),
     ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.05}),
+    ("CyclicLR", {"base_lr": 0.1, "max_lr": 1.0, "step_size_up": 3}),
+    (
+        "CyclicLR",
+        {
+            "base_lr": 0.1,
+            "max_lr": 1.0,
+            "step_size_up": 2,
+            "step_size_down": 3,
+            "mode": "triangular2",
+        },
+    ),
+    (
+        "CyclicLR",
+        {"base_lr": 0.1, "max_lr": 1.0, "step_size_up": 2, "mode": "exp_range", "gamma": 0.9},
+    ),
 ]
 
 
@@ -186,3 +201,38 @@ def test_lbfgs_matches_torch(line_search_fn):
     np.testing.assert_allclose(el, tl, rtol=1e-9)
     np.testing.assert_allclose(ew, tw, rtol=1e-7, atol=1e-9)
     assert (ee, en) == (te, tn)
+
+
+def test_swalr_and_averaged_model_match_torch():
+    e, t = both()
+    eo, to = ember.optim.SGD(e, lr=0.5), torch.optim.SGD(t, lr=0.5)
+    es = ember.optim.swa_utils.SWALR(eo, swa_lr=0.05, anneal_epochs=3)
+    ts = torch.optim.swa_utils.SWALR(to, swa_lr=0.05, anneal_epochs=3)
+    for _ in range(6):
+        assert es.get_last_lr() == pytest.approx(ts.get_last_lr(), rel=1e-12)
+        eo.step()
+        to.step()
+        es.step()
+        ts.step()
+    em, tm = ember.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        tm.weight.copy_(torch.from_numpy(em.weight.detach().numpy()))
+        tm.bias.copy_(torch.from_numpy(em.bias.detach().numpy()))
+    for kind in ("swa", "ema"):
+        ekw, tkw = {}, {}
+        if kind == "ema":
+            ekw = {"multi_avg_fn": ember.optim.swa_utils.get_ema_multi_avg_fn(0.9)}
+            tkw = {"multi_avg_fn": torch.optim.swa_utils.get_ema_multi_avg_fn(0.9)}
+        ea = ember.optim.swa_utils.AveragedModel(em, **ekw)
+        ta = torch.optim.swa_utils.AveragedModel(tm, **tkw)
+        for k in range(4):
+            with torch.no_grad():
+                tm.weight.mul_(1.5).add_(k)
+            with ember.no_grad():
+                em.weight.mul_(1.5).add_(k)
+            ea.update_parameters(em)
+            ta.update_parameters(tm)
+            np.testing.assert_allclose(
+                ea.module.weight.detach().numpy(), ta.module.weight.detach().numpy(), rtol=1e-6
+            )
+        assert int(ea.n_averaged) == int(ta.n_averaged) == 4

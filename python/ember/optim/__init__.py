@@ -1,7 +1,7 @@
 """ember.optim: the optimizers (SGD, Adam, AdamW, RMSprop and Adagrad as fused multi-tensor C++
 updates; the others with tensor ops, optim/_single.py), LBFGS, and lr_scheduler."""
 
-from ember.optim import lr_scheduler  # noqa: F401
+from ember.optim import lr_scheduler, swa_utils  # noqa: F401
 from ember.optim.adadelta import *  # noqa: F403
 from ember.optim.adagrad import *  # noqa: F403
 from ember.optim.adam import *  # noqa: F403

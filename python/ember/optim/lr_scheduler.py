@@ -30,6 +30,7 @@ __all__ = [
     "CosineAnnealingWarmRestarts",
     "MultiplicativeLR",
     "ChainedScheduler",
+    "CyclicLR",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -811,3 +812,111 @@ class ChainedScheduler(LRScheduler):
 
     state_dict = SequentialLR.state_dict
     load_state_dict = SequentialLR.load_state_dict
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith, 2017): lr moves between base_lr and max_lr in cycles of
+    step_size_up + step_size_down steps (triangular, triangular2 halving the height each cycle,
+    exp_range scaling it by gamma**step, or a custom scale_fn); momentum (or Adam's beta1)
+    cycles inversely. Step it after every batch."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float | list[float],
+        max_lr: float | list[float],
+        step_size_up: int = 2000,
+        step_size_down: int | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Any = None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.8,
+        max_momentum: float | list[float] = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_group_value(group, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = (
+            scale_mode
+            if scale_fn is not None
+            else ("iterations" if mode == "exp_range" else "cycle")
+        )
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for mm, bm, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups
+                ):
+                    if self.use_beta1:
+                        group["betas"] = (mm, *group["betas"][1:])
+                    else:
+                        group["momentum"] = mm
+                    group["max_momentum"] = mm
+                    group["base_momentum"] = bm
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x: float) -> float:
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> list[Any]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [b + (m - b) * scale_factor * scale for b, m in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, bm, mm in zip(
+                self.optimizer.param_groups, self.base_momentums, self.max_momentums
+            ):
+                momentum = mm - (mm - bm) * scale_factor * scale
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """As the base's, without a custom scale_fn that is a function (it cannot be pickled)."""
+        state = super().state_dict()
+        if isinstance(state.get("_scale_fn_custom"), types.FunctionType):
+            state["_scale_fn_custom"] = None
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        custom = self._scale_fn_custom
+        super().load_state_dict(state_dict)
+        if self._scale_fn_custom is None:
+            self._scale_fn_custom = custom

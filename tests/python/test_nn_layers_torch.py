@@ -457,3 +457,24 @@ def test_small_cnn_trains_like_pytorch():
         np.testing.assert_allclose(
             em.state_dict()[k].numpy(), v.numpy(), rtol=1e-3, atol=1e-5, err_msg=k
         )
+
+
+def test_weight_normed_state_dicts_load_across_ember_and_torch():
+    import ember.nn.utils.parametrizations as ep
+
+    for make_e, make_t in [
+        (lambda m: ep.weight_norm(m), lambda m: torch.nn.utils.parametrizations.weight_norm(m)),
+        (lambda m: ember.nn.utils.weight_norm(m), lambda m: torch.nn.utils.weight_norm(m)),
+    ]:
+        tm = make_t(torch.nn.Linear(4, 3))
+        em = make_e(ember.nn.Linear(4, 3))
+        state = {k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()}
+        assert list(em.state_dict()) == list(state)
+        em.load_state_dict(state)
+        x = np.random.default_rng(0).standard_normal((2, 4)).astype(np.float32)
+        np.testing.assert_allclose(
+            em(ember.tensor(x)).detach().numpy(),
+            tm(torch.tensor(x)).detach().numpy(),
+            rtol=1e-5,
+            atol=1e-6,
+        )

@@ -15,7 +15,13 @@ from ember.autograd.grad_mode import no_grad
 Tensor = _C.Tensor
 _vector_norm = _C._linalg.vector_norm
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
+__all__ = [
+    "clip_grad_norm",
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+]
 
 
 def _tensor_list(tensors: Any) -> list:
@@ -92,3 +98,16 @@ def clip_grad_value_(
             g = p.grad
             if g is not None:
                 g.clamp_(min=-clip_value, max=clip_value)
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The deprecated name of clip_grad_norm_ (PyTorch warns and calls it)."""
+    import warnings
+
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

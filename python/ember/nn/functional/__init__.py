@@ -18,6 +18,7 @@ from ember.nn.functional import (
     norm,
     pool,
     resample,
+    sampling,
     shape,
 )
 from ember.nn.functional.activation import *  # noqa: F403
@@ -30,12 +31,14 @@ from ember.nn.functional.loss import *  # noqa: F403
 from ember.nn.functional.norm import *  # noqa: F403
 from ember.nn.functional.pool import *  # noqa: F403
 from ember.nn.functional.resample import *  # noqa: F403
+from ember.nn.functional.sampling import *  # noqa: F403
 from ember.nn.functional.shape import *  # noqa: F403
 
 # dropouts and embeddings are plural so that no part's name shadows a function (F.dropout,
 # F.embedding) once the star imports bind the functions.
 _PARTS = (
-    activation, shape, conv, pool, resample, norm, dropouts, loss, embeddings, distance, attention,
+    activation, shape, conv, pool, resample, sampling, norm, dropouts, loss, embeddings, distance,
+    attention,
 )  # fmt: skip
 
 __all__ = [name for part in _PARTS for name in part.__all__]

@@ -43,6 +43,8 @@ from ember import (  # noqa: E402
     utils,
 )
 from ember._compile import compile  # noqa: E402
+from ember._frontend import *  # noqa: E402, F403
+from ember._frontend import install_tensor_methods as _install_tensor_methods  # noqa: E402
 from ember._legacy import make_types as _make_legacy_types  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember._utils import (  # noqa: E402
@@ -69,5 +71,6 @@ from ember.autograd.grad_mode import (  # noqa: E402
 from ember.serialization import *  # noqa: E402, F403
 
 globals().update(_make_legacy_types("ember", "cpu"))  # ember.FloatTensor & co
+_install_tensor_methods()
 
 __version__ = "0.1.0"

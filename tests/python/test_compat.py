@@ -146,3 +146,87 @@ def test_a_disabled_grad_scaler_passes_through():
     assert _scaler_step(scaler, 2.0).tolist() == [-2.0, -2.0]
     with pytest.warns(UserWarning, match="CUDA is not available. Disabling"):
         assert not ember.GradScaler("cuda").is_enabled()
+
+
+def test_tensor_predicates_and_real_dtype_answers():
+    x = ember.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert ember.is_floating_point(x) and not ember.is_complex(x) and not x.is_complex()
+    assert ember.is_signed(x) and not ember.tensor([1], dtype=ember.uint8).is_signed()
+    assert ember.is_nonzero(ember.tensor([2])) and not ember.tensor(0.0).is_nonzero()
+    with pytest.raises(RuntimeError, match="more than one value is ambiguous"):
+        x.is_nonzero()
+    assert ember.is_same_size(x, x * 2) and not x.is_same_size(x.t())
+    assert x.conj() is x and x.real is x and ember.resolve_conj(x) is x
+    with pytest.raises(RuntimeError, match="imag is not implemented"):
+        _ = x.imag
+    assert x.H.tolist() == x.t().tolist() and x.mH.shape == (3, 2)
+    assert ember.adjoint(x).shape == (3, 2)
+    assert x.get_device() == -1 and x.layout is ember.strided
+    assert not x.is_pinned() and x.dim_order() == (0, 1) and x.t().dim_order() == (1, 0)
+    with pytest.raises(RuntimeError, match="pin_memory needs a CUDA device"):
+        x.pin_memory()
+
+
+def test_unfold_gives_the_windows_as_a_last_dimension():
+    x = ember.arange(7.0)
+    assert x.unfold(0, 3, 2).tolist() == [[0, 1, 2], [2, 3, 4], [4, 5, 6]]
+    y = ember.arange(24.0).reshape(2, 3, 4)
+    got = y.unfold(2, 2, 1)
+    want = np.lib.stride_tricks.sliding_window_view(y.numpy(), 2, axis=2)
+    assert got.shape == (2, 3, 3, 2)
+    np.testing.assert_array_equal(got.numpy(), want)
+    z = ember.arange(10.0, dtype=ember.float64).requires_grad_()
+    z.unfold(0, 4, 3).sum().backward()  # elements 0..9 in windows [0:4], [3:7], [6:10]
+    assert z.grad.tolist() == [1, 1, 1, 2, 1, 1, 2, 1, 1, 1]
+    with pytest.raises(RuntimeError, match="maximum size for tensor at dimension 0 is 7"):
+        x.unfold(0, 8, 1)
+
+
+def test_legacy_conveniences_new_apply_and_map():
+    x = ember.tensor([1, 2, 3])
+    assert x.new(2).dtype == ember.int64 and x.new([4, 5]).tolist() == [4, 5]
+    assert x.clone().apply_(lambda v: v * 10).tolist() == [10, 20, 30]
+    assert x.clone().map_(ember.tensor([1, 1, 1]), lambda a, b: a - b).tolist() == [0, 1, 2]
+
+
+def test_process_wide_switches_are_kept():
+    ember.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        assert ember.are_deterministic_algorithms_enabled()
+        assert ember.is_deterministic_algorithms_warn_only_enabled()
+        assert ember.get_deterministic_debug_mode() == 1
+    finally:
+        ember.use_deterministic_algorithms(False)
+    ember.set_float32_matmul_precision("high")
+    assert ember.get_float32_matmul_precision() == "high"
+    ember.set_float32_matmul_precision("highest")
+    with pytest.raises(RuntimeError, match="Invalid float32 matmul precision"):
+        ember.set_float32_matmul_precision("low")
+    assert ember.get_default_device() == ember.device("cpu")
+    with pytest.raises(RuntimeError, match="not supported as the default device"):
+        ember.set_default_device("cuda")
+
+
+def test_small_functions():
+    assert ember.broadcast_shapes((2, 1), (3,), 1) == (2, 3)
+    with pytest.raises(RuntimeError, match="Shape mismatch"):
+        ember.broadcast_shapes((2,), (3,))
+    assert ember.can_cast(ember.int32, ember.float32) and not ember.can_cast(
+        ember.float32, ember.int64
+    )
+    assert ember.typename(ember.ones(1)) == "ember.FloatTensor" and ember.typename(3) == "int"
+    buf = bytearray(b"\x01\x00\x02\x00\x03\x00")
+    assert ember.frombuffer(buf, dtype=ember.int16, count=2, offset=2).tolist() == [2, 3]
+    x = ember.ones(2)
+    assert ember.fill(x, 3).tolist() == [3, 3] and ember.zero_(x) is x and x.tolist() == [0, 0]
+
+
+def test_composite_inplace_forms_write_into_self():
+    x = ember.tensor([0.0, 90.0, 180.0])
+    assert x.deg2rad_() is x
+    np.testing.assert_allclose(x.numpy(), [0, np.pi / 2, np.pi], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
+        ember.tensor([1, 2]).deg2rad_()
+    a = ember.tensor([12, 18])
+    a.gcd_(ember.tensor([8, 27]))
+    assert a.tolist() == [4, 9]

@@ -19,18 +19,18 @@ def _float_of(x):
     return x if x.is_floating_point() else x.to(_C.get_default_dtype())
 
 
-@composite("elementwise", ALL, method=True)
+@composite("elementwise", ALL, method=True, inplace_dtypes=FLOATING)
 def deg2rad(input):
     """Degrees to radians (integers are computed in the default float dtype)."""
     return _float_of(input) * (math.pi / 180.0)
 
 
-@composite("elementwise", ALL, method=True)
+@composite("elementwise", ALL, method=True, inplace_dtypes=FLOATING)
 def rad2deg(input):
     return _float_of(input) * (180.0 / math.pi)
 
 
-@composite("elementwise", ALL, method=True)
+@composite("elementwise", ALL, method=True, inplace_dtypes=FLOATING)
 def xlogy(input, other):
     """input * log(other), 0 where input is 0 (even where other is 0 or inf); NaN propagates from
     other."""
@@ -41,7 +41,7 @@ def xlogy(input, other):
     return _C.where((x == 0) & ~_C.isnan(y), _C.zeros_like(out), out)
 
 
-@composite("elementwise", ALL, method=True)
+@composite("elementwise", ALL, method=True, inplace_dtypes=FLOATING)
 def copysign(input, other):
     """|input| with the sign of other (the sign bit, so -0.0 counts as negative)."""
     x = _float_of(input)
@@ -57,7 +57,7 @@ def logaddexp2(input, other):
     return m + _C.log2(_C.exp2(input - m) + _C.exp2(other - m))
 
 
-@composite("elementwise", NUMERIC, method=True, differentiable=False)
+@composite("elementwise", NUMERIC, method=True, differentiable=False, inplace_dtypes=NUMERIC)
 def heaviside(input, values):
     """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as in
     PyTorch)."""
@@ -67,14 +67,10 @@ def heaviside(input, values):
             f"{input.dtype} and {values.dtype}"
         )
     ones, zeros = _C.ones_like(input), _C.zeros_like(input)
-    return _C.where(
-        input == 0,
-        values.expand_as(input) if values.dim() else values,
-        _C.where(input > 0, ones, zeros),
-    ).to(input.dtype)
+    return _C.where(input == 0, values, _C.where(input > 0, ones, zeros)).to(input.dtype)
 
 
-@composite("elementwise", ALL, method=True)
+@composite("elementwise", ALL, method=True, inplace_dtypes=[_C.float64])
 def float_power(input, exponent):
     """input ** exponent in float64, whatever the dtypes."""
     x = input.to(_C.float64) if isinstance(input, Tensor) else input
@@ -82,17 +78,17 @@ def float_power(input, exponent):
     return _C.pow(x, e)
 
 
-@composite("elementwise", NUMERIC, method=True)
+@composite("elementwise", NUMERIC, method=True, inplace_dtypes=NUMERIC)
 def clamp_min(input, min):
     return _C.clamp(input, min=min)
 
 
-@composite("elementwise", NUMERIC, method=True)
+@composite("elementwise", NUMERIC, method=True, inplace_dtypes=NUMERIC)
 def clamp_max(input, max):
     return _C.clamp(input, max=max)
 
 
-@composite("elementwise", ALL, method=True, differentiable=False)
+@composite("elementwise", ALL, method=True, differentiable=False, inplace_dtypes=ALL)
 def sgn(input):
     """The sign; for real tensors the same as sign."""
     return _C.sign(input)
@@ -131,7 +127,7 @@ def isreal(input):
     return _C.ones_like(input, dtype=_C.bool)
 
 
-@composite("elementwise", ALL, method=True)
+@composite("elementwise", ALL, method=True, inplace_dtypes=FLOATING)
 def sinc(input):
     """sin(pi x) / (pi x), 1 at 0."""
     x = _float_of(input)
@@ -140,7 +136,7 @@ def sinc(input):
     return _C.where(x == 0, _C.ones_like(px), _C.sin(safe) / safe)
 
 
-@composite("elementwise", ALL, method=True)
+@composite("elementwise", ALL, method=True, inplace_dtypes=FLOATING)
 def ldexp(input, other):
     """input * 2 ** other."""
     x = _float_of(input)
@@ -156,14 +152,14 @@ def _euclid(a, b):
     return a
 
 
-@composite("elementwise", INTEGRAL, method=True, differentiable=False)
+@composite("elementwise", INTEGRAL, method=True, differentiable=False, inplace_dtypes=INTEGRAL)
 def gcd(input, other):
     """The greatest common divisor, elementwise (gcd(0, 0) = 0)."""
     a, b = _C.broadcast_tensors(input, other)
     return _euclid(a, b).to(_C._result_type(input, other))
 
 
-@composite("elementwise", INTEGRAL, method=True, differentiable=False)
+@composite("elementwise", INTEGRAL, method=True, differentiable=False, inplace_dtypes=INTEGRAL)
 def lcm(input, other):
     """The least common multiple, elementwise (0 when either is 0)."""
     a, b = _C.broadcast_tensors(input, other)

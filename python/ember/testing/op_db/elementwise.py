@@ -905,14 +905,20 @@ COMPOSITES = [
         ember.clamp_min,
         lambda x, m: np.maximum(x, m),
         NUMERIC,
-        lambda d, r: [Sample((make_array((3, 4), d, r), 1), desc="min 1")],
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r), make_array((4,), d, r)), desc="tensor bound"),
+            Sample((make_array((3, 4), d, r), 1), desc="min 1"),
+        ],
     ),
     OpSpec(
         "clamp_max",
         ember.clamp_max,
         lambda x, m: np.minimum(x, m),
         NUMERIC,
-        lambda d, r: [Sample((make_array((3, 4), d, r), 1), desc="max 1")],
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r), make_array((4,), d, r)), desc="tensor bound"),
+            Sample((make_array((3, 4), d, r), 1), desc="max 1"),
+        ],
     ),
 ]
 
@@ -938,7 +944,13 @@ def records():
         + [inplace_of(s, binary=True, compare=True) for s in compare]
     )
     combined = COMBINED + [_inplace_ternary(s) for s in COMBINED]
+    unary_composites = {"deg2rad", "rad2deg", "sinc", "sgn"}
+    composite_inplace = [
+        inplace_of(s, binary=s.name not in unary_composites)
+        for s in COMPOSITES
+        if s.name + "_" in REGISTRY_DTYPES
+    ]
     return (
         UNARY + PREDICATES + PARAM + ARITHMETIC + BINARY + COMPARE + LOGICAL + combined + OTHER
-        + INPLACE + derived + COMPOSITES
+        + INPLACE + derived + COMPOSITES + composite_inplace
     )  # fmt: skip

@@ -1,0 +1,414 @@
+"""PyTorch's smaller front-end names that programs touch: predicates and properties of tensors,
+process-wide switches (determinism, matmul precision, default device), and a few functions that
+are methods too. None computes anything an op does not; each says what it stands for.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ember import _C
+
+Tensor = _C.Tensor
+
+# ---- Tensor predicates and properties ----------------------------------------------------------
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    """False: ember has no complex dtypes yet."""
+    return False
+
+
+def is_signed(input) -> bool:
+    return input.dtype not in (_C.uint8, _C.bool)
+
+
+def is_nonzero(input) -> bool:
+    """bool(input) for a one-element tensor, with PyTorch's errors otherwise."""
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+def is_same_size(input, other) -> bool:
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_conj(input) -> bool:
+    return False
+
+
+def is_neg(input) -> bool:
+    return False
+
+
+def is_inference(input) -> bool:
+    return bool(getattr(input, "_is_inference", lambda: False)())
+
+
+def conj(input):
+    """input itself: a real tensor is its own conjugate (PyTorch returns a view)."""
+    return input
+
+
+def resolve_conj(input):
+    return input
+
+
+def resolve_neg(input):
+    return input
+
+
+def real(input):
+    """input itself for real tensors, as PyTorch's real."""
+    return input
+
+
+def imag(input):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (the transpose, for real tensors)."""
+    return input.transpose(-2, -1)
+
+
+def _matrix_h(self):
+    if self.dim() != 2:
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
+        )
+    return self.t()
+
+
+def _mh(self):
+    if self.dim() < 2:
+        raise RuntimeError(
+            f"tensor.mH is only supported on matrices or batches of matrices. "
+            f"Got {self.dim()}-D tensor."
+        )
+    return self.transpose(-2, -1)
+
+
+def _get_device(self) -> int:
+    return self.device.index if self.device.type == "cuda" else -1
+
+
+def _apply_(self, callable):
+    """Applies a Python function to every element in place (CPU; slow, as in PyTorch)."""
+    if self.device.type != "cpu":
+        raise TypeError("apply_ is only implemented on CPU tensors")
+    values = [callable(v) for v in self.reshape(-1).tolist()]
+    self.copy_(_C.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _map_(self, tensor, callable):
+    if self.device.type != "cpu":
+        raise TypeError("map_ is only implemented on CPU tensors")
+    other = tensor.expand_as(self).reshape(-1).tolist()
+    values = [callable(a, b) for a, b in zip(self.reshape(-1).tolist(), other)]
+    self.copy_(_C.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _unfold(self, dimension, size, step):
+    """All windows of `size` elements, `step` apart, along `dimension`, as a new last
+    dimension (PyTorch returns a view; ember returns a copy made with index_select, which is
+    differentiable)."""
+    d = dimension + self.dim() if dimension < 0 else dimension
+    if self.dim() == 0:
+        return self.reshape(1).unfold(0, size, step) if size == 1 else _unfold_error(self, d, size)
+    length = self.shape[d]
+    if size > length:
+        _unfold_error(self, d, size)
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    n = (length - size) // step + 1
+    idx = (_C.arange(n) * step).reshape(-1, 1) + _C.arange(size).reshape(1, -1)
+    out = self.index_select(d, idx.reshape(-1))
+    shape = list(self.shape)
+    shape[d : d + 1] = [n, size]
+    return out.reshape(shape).movedim(d + 1, -1)
+
+
+def _unfold_error(self, d, size):
+    raise RuntimeError(
+        f"maximum size for tensor at dimension {d} is "
+        f"{self.shape[d] if self.dim() else 1} but size is {size}"
+    )
+
+
+def _volatile(self):
+    warnings.warn(
+        "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+    )
+    return False
+
+
+def _pin_memory(self, device=None):
+    raise RuntimeError(
+        "Cannot access accelerator device when none is available: pin_memory needs a CUDA "
+        "device, and ember has none usable"
+    )
+
+
+def _new(self, *args, **kwargs):
+    """Tensor.new: a tensor of self's dtype and device (sizes, data or nothing), the legacy
+    constructor of PyTorch's old code."""
+    if not args:
+        return _C.empty(0, dtype=self.dtype, device=self.device)
+    if all(isinstance(a, int) for a in args):
+        return _C.empty(list(args), dtype=self.dtype, device=self.device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0].detach() if args[0].dtype == self.dtype else args[0].to(self.dtype)
+    return _C.tensor(args[0], dtype=self.dtype, device=self.device)
+
+
+def install_tensor_methods() -> None:
+    T = Tensor
+    T.is_complex = lambda self: False
+    T.is_signed = is_signed
+    T.is_nonzero = is_nonzero
+    T.is_same_size = is_same_size
+    T.is_conj = is_conj
+    T.is_neg = is_neg
+    T.conj = conj
+    T.conj_physical = conj
+    T.resolve_conj = resolve_conj
+    T.resolve_neg = resolve_neg
+    T.adjoint = adjoint
+    T.real = property(real)
+    T.imag = property(imag)
+    T.H = property(_matrix_h)
+    T.mH = property(_mh)
+    T.mT = property(_mh) if not hasattr(T, "mT") else T.mT
+    T.get_device = _get_device
+    T.apply_ = _apply_
+    T.map_ = _map_
+    T.unfold = _unfold
+    T.volatile = property(_volatile)
+    T.is_pinned = lambda self, device=None: False
+    T.is_shared = lambda self: False
+    T.is_distributed = lambda self: False
+    T.pin_memory = _pin_memory
+    T.new = _new
+    T.const_data_ptr = lambda self: self.data_ptr()
+    T.layout = property(lambda self: strided)
+    T.dim_order = lambda self: tuple(
+        sorted(range(self.dim()), key=lambda d: (-self.stride(d), -self.shape[d]))
+    )
+    for alias, target in (
+        ("absolute_", "abs_"),
+        ("multiply_", "mul_"),
+        ("subtract_", "sub_"),
+        ("true_divide_", "div_"),
+        ("negative_", "neg_"),
+    ):
+        if not hasattr(T, alias) and hasattr(T, target):
+            setattr(T, alias, getattr(T, target))
+
+
+# ---- process-wide switches ---------------------------------------------------------------------
+
+
+class layout:
+    """torch.layout: ember's tensors are all `strided`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ember.{self.name}"
+
+
+strided = layout("strided")
+
+_state: dict[str, Any] = {
+    "deterministic": False,
+    "warn_only": False,
+    "matmul_precision": "highest",
+    "default_device": None,
+    "warn_always": False,
+    "interop_threads": 1,
+}
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Recorded: ember's CPU kernels are already deterministic whatever the thread count
+    (docs/design/ops.md, Note [Deterministic reductions])."""
+    _state["deterministic"] = bool(mode)
+    _state["warn_only"] = bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _state["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    return _state["warn_only"]
+
+
+def set_deterministic_debug_mode(debug_mode) -> None:
+    modes = {"default": 0, "warn": 1, "error": 2}
+    level = modes[debug_mode] if isinstance(debug_mode, str) else int(debug_mode)
+    use_deterministic_algorithms(level > 0, warn_only=level == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    if not _state["deterministic"]:
+        return 0
+    return 1 if _state["warn_only"] else 2
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Recorded ("highest", "high", "medium"): ember's float32 matmuls are always full float32
+    (no TF32 or bfloat16 passes on the CPU)."""
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid float32 matmul precision: {precision}")
+    _state["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _state["matmul_precision"]
+
+
+def set_default_device(device) -> None:
+    """Only the CPU (or None) is accepted: ember's factories make CPU tensors by default."""
+    if device is not None and _C.device(device).type != "cpu":
+        raise RuntimeError(
+            f"set_default_device: ember makes tensors on the CPU by default; {device} is not "
+            "supported as the default device"
+        )
+    _state["default_device"] = device
+
+
+def get_default_device():
+    return _C.device("cpu")
+
+
+def set_warn_always(b: bool) -> None:
+    _state["warn_always"] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    return _state["warn_always"]
+
+
+def get_num_interop_threads() -> int:
+    """ember runs inter-op work on the calling thread: 1."""
+    return _state["interop_threads"]
+
+
+def set_num_interop_threads(n: int) -> None:
+    if n <= 0:
+        raise RuntimeError("Expected positive number of threads")
+    _state["interop_threads"] = int(n)
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """False: ember does not change the CPU's denormal mode (PyTorch's answer where it cannot)."""
+    return False
+
+
+def compiled_with_cxx11_abi() -> bool:
+    return True
+
+
+def typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+def is_storage(obj) -> bool:
+    return False
+
+
+def broadcast_shapes(*shapes):
+    """The shape tensors of these shapes broadcast to, as ember.Size."""
+    from ember._size import Size
+
+    result: list[int] = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for i, d in enumerate(reversed(shape)):
+            if d < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {shape}")
+            if i >= len(result):
+                result.insert(0, d)
+                continue
+            cur = result[-1 - i]
+            if cur == 1:
+                result[-1 - i] = d
+            elif d != 1 and d != cur:
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a single shape. Mismatch "
+                    f"is between {list(shapes[0])} and {list(shape)}"
+                )
+    return Size(result)
+
+
+_KIND = {_C.bool: 0, _C.uint8: 1, _C.int8: 1, _C.int16: 1, _C.int32: 1, _C.int64: 1}
+
+
+def can_cast(from_, to) -> bool:
+    """Whether PyTorch's type promotion allows an in-place result of `from_` into `to`: no
+    floating to integral, no non-bool to bool."""
+    kind_from = _KIND.get(from_, 2)
+    kind_to = _KIND.get(to, 2)
+    return kind_from <= kind_to
+
+
+def fill(input, value):
+    return _C.full_like(input, value)
+
+
+def fill_(input, value):
+    return input.fill_(value)
+
+
+def zero_(input):
+    return input.zero_()
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d tensor of the buffer's bytes read as dtype, as torch.frombuffer, but a copy:
+    PyTorch's shares the buffer's memory, ember's does not (yet)."""
+    import ctypes
+
+    view = memoryview(buffer).cast("B")
+    size = _C.empty(0, dtype=dtype).element_size()
+    avail = (len(view) - offset) // size
+    n = avail if count < 0 else count
+    if offset < 0 or offset > len(view) or n > avail or (count < 0 and avail == 0):
+        raise ValueError(
+            f"frombuffer: a buffer of {len(view)} bytes has no {n} elements of {size} bytes "
+            f"at offset {offset}"
+        )
+    out = _C.empty(n, dtype=dtype)
+    if n:
+        ctypes.memmove(out.data_ptr(), bytes(view[offset : offset + n * size]), n * size)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+__all__ = [
+    "adjoint", "are_deterministic_algorithms_enabled", "broadcast_shapes", "can_cast",
+    "compiled_with_cxx11_abi", "conj", "fill", "fill_", "frombuffer", "get_default_device",
+    "get_deterministic_debug_mode", "get_float32_matmul_precision", "get_num_interop_threads",
+    "imag", "is_complex", "is_conj", "is_deterministic_algorithms_warn_only_enabled",
+    "is_floating_point", "is_inference", "is_neg", "is_nonzero", "is_same_size", "is_signed",
+    "is_storage", "is_warn_always_enabled", "layout", "real", "resolve_conj", "resolve_neg",
+    "set_default_device", "set_deterministic_debug_mode", "set_float32_matmul_precision",
+    "set_flush_denormal", "set_num_interop_threads", "set_warn_always", "strided", "typename",
+    "use_deterministic_algorithms", "zero_",
+]  # fmt: skip

@@ -348,3 +348,40 @@ def test_tensor_pickle_non_contiguous_and_grad():
     assert e.shape == (0, 5)
     s = pickle.loads(pickle.dumps(ember.tensor(2.5)))
     assert s.dim() == 0 and s.item() == 2.5
+
+
+def test_distributed_sampler_splits_pads_and_reshuffles_by_epoch():
+    from ember.utils.data import DistributedSampler
+
+    data = list(range(10))
+    parts = [
+        list(DistributedSampler(data, num_replicas=3, rank=r, shuffle=False)) for r in range(3)
+    ]
+    assert parts == [[0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]  # padded with the first ones
+    dropped = [
+        list(DistributedSampler(data, 3, r, shuffle=False, drop_last=True)) for r in range(3)
+    ]
+    assert dropped == [[0, 3, 6], [1, 4, 7], [2, 5, 8]]
+    shuffled = [DistributedSampler(data, 2, r, seed=7) for r in range(2)]
+    epoch0 = [list(s) for s in shuffled]
+    assert sorted(epoch0[0] + epoch0[1]) == data
+    for s in shuffled:
+        s.set_epoch(1)
+    epoch1 = [list(s) for s in shuffled]
+    assert sorted(epoch1[0] + epoch1[1]) == data and epoch1 != epoch0
+    assert len(shuffled[0]) == 5
+    with pytest.raises(ValueError, match="Invalid rank 3"):
+        DistributedSampler(data, num_replicas=3, rank=3)
+    with pytest.raises(RuntimeError, match="Requires distributed package"):
+        DistributedSampler(data)
+
+
+def test_stack_dataset_zips_datasets():
+    from ember.utils.data import StackDataset
+
+    s = StackDataset([1, 2, 3], ["a", "b", "c"])
+    assert len(s) == 3 and s[1] == (2, "b")
+    d = StackDataset(x=[1, 2], y=[3, 4])
+    assert d[0] == {"x": 1, "y": 3}
+    with pytest.raises(ValueError, match="Size mismatch"):
+        StackDataset([1], [1, 2])

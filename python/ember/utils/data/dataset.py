@@ -14,6 +14,7 @@ __all__ = [
     "Subset",
     "ConcatDataset",
     "ChainDataset",
+    "StackDataset",
     "random_split",
 ]
 
@@ -98,6 +99,33 @@ class ConcatDataset(Dataset):
         dataset_idx = bisect.bisect_right(self.cumulative_sizes, idx)
         sample_idx = idx if dataset_idx == 0 else idx - self.cumulative_sizes[dataset_idx - 1]
         return self.datasets[dataset_idx][sample_idx]
+
+
+class StackDataset(Dataset):
+    """Datasets of one length side by side: item i is the tuple (positional datasets) or the
+    dict (keyword datasets) of their items i."""
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        datasets = args or tuple(kwargs.values())
+        if not datasets:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(datasets[0])
+        if any(len(d) != self._length for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class ChainDataset(IterableDataset):

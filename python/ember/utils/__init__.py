@@ -1,3 +1,3 @@
 """ember.utils: data loading (ember.utils.data), activation checkpointing (checkpoint)."""
 
-from ember.utils import checkpoint, data  # noqa: F401
+from ember.utils import checkpoint, data, tensorboard  # noqa: F401

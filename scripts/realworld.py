@@ -73,6 +73,7 @@ class Program:
     setup: object = None  # callable(folder) that writes a small stand-in dataset
     steps: str = ""  # what the arguments cut the program down to
     data_size: int = 0  # images per stand-in dataset, for programs with fixed long loops
+    pythonpath: tuple = ()  # folders of the repository its imports need (a package at its root)
 
 
 def _names_txt(folder: pathlib.Path) -> None:
@@ -100,6 +101,11 @@ def _shakespeare_char(folder: pathlib.Path) -> None:
     ids[n:].tofile(data / "val.bin")
     meta = {"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": stoi}
     (data / "meta.pkl").write_bytes(pickle.dumps(meta))
+
+
+def _tiny_text(folder: pathlib.Path) -> None:
+    """input.txt: some English to train a character-level model on (tinyshakespeare's place)."""
+    (folder / "input.txt").write_text((ROOT / "README.md").read_text() * 3)
 
 
 def _wikitext2(folder: pathlib.Path) -> None:
@@ -219,6 +225,22 @@ CORPUS = [
         steps="20 steps",
     ),
     Program("karpathy/nanoGPT", "train.py", NANOGPT, _shakespeare_char, steps="4 iterations"),
+    Program("karpathy/ng-video-lecture", "bigram.py", steps="as written (3000 steps)"),
+    Program(
+        "karpathy/minGPT",
+        "projects/adder/adder.py",
+        ("--trainer.max_iters=20",),
+        pythonpath=(".",),
+        steps="20 iterations",
+    ),
+    Program(
+        "karpathy/minGPT",
+        "projects/chargpt/chargpt.py",
+        ("--trainer.max_iters=20", "--model.model_type=gpt-nano", "--trainer.num_workers=0"),
+        _tiny_text,
+        pythonpath=(".",),
+        steps="20 iterations of gpt-nano",
+    ),
     Program(
         "karpathy/nanoGPT",
         "sample.py",
@@ -303,7 +325,8 @@ def run_one(
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
     if prog.data_size:
         env["REALWORLD_DATA_SIZE"] = str(prog.data_size)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")])
+    extra = [str(folder / p) for p in prog.pythonpath]
+    env["PYTHONPATH"] = os.pathsep.join([*extra, str(ROOT / "python"), env.get("PYTHONPATH", "")])
     cmd = [python, str(ROOT / "scripts" / "realworld.py"), "--exec", side, str(path), *prog.args]
     start = time.monotonic()
     try:

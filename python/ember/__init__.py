@@ -33,14 +33,18 @@ from ember import (  # noqa: E402
     accelerator,
     amp,
     backends,
+    compiler,
     cuda,
     datasets,
     distributed,
+    func,
     linalg,
     nn,
     onnx,
     optim,
+    random,
     utils,
+    version,
 )
 from ember._compile import compile  # noqa: E402
 from ember._frontend import *  # noqa: E402, F403

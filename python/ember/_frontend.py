@@ -401,7 +401,114 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (torch.cuda.OutOfMemoryError): raised when an allocation fails."""
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an error of an accelerator's runtime."""
+
+
+def get_device(input) -> int:
+    return input.get_device()
+
+
+def init_num_threads() -> None:
+    """Nothing to do: ember's thread pool starts on first use."""
+
+
+def is_distributed(input) -> bool:
+    return False
+
+
+def set_default_tensor_type(t) -> None:
+    """The legacy way to set the default floating dtype: ember.FloatTensor / DoubleTensor (or
+    their names); CUDA tensor types are refused, since ember makes tensors on the CPU."""
+    warnings.warn(
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if isinstance(t, str):
+        prefix, _, name = t.rpartition(".")
+        if prefix.endswith("cuda"):
+            raise TypeError(f"set_default_tensor_type: {t} needs a CUDA device")
+        from ember._legacy import LEGACY_TYPES
+
+        if name not in LEGACY_TYPES:
+            raise TypeError(f"invalid type: '{t}'")
+        dtype = getattr(_C, LEGACY_TYPES[name])
+    else:
+        if getattr(t, "_device", "cpu") != "cpu":
+            raise TypeError(f"set_default_tensor_type: {t} needs a CUDA device")
+        dtype = t.dtype
+    if not dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _C.set_default_dtype(dtype)
+
+
+def unravel_index(indices, shape):
+    """The coordinates in `shape` of flat indices, as a tuple of tensors (one per dim)."""
+    if not isinstance(indices, Tensor):
+        indices = _C.tensor(indices)
+    if indices.is_floating_point() or indices.dtype == _C.bool:
+        raise TypeError("expected 'indices' to be integer dtype, but got " + str(indices.dtype))
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    total = 1
+    for d in shape:
+        if d < 0:
+            raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+        total *= d
+    if indices.numel() and (bool((indices < -total).any()) or bool((indices >= total).any())):
+        raise ValueError(f"'indices' must be in range [-{total}, {total} - 1]")
+    flat = _C.remainder(indices.long(), max(total, 1))
+    out = []
+    for d in reversed(shape):
+        out.append(_C.remainder(flat, d))
+        flat = _C.floor_divide(flat, d)
+    return tuple(reversed(out))
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """true_fn(*operands) if pred else false_fn(*operands), eagerly (torch.cond's semantics
+    without its graph capture)."""
+    if isinstance(pred, Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError("cond: the predicate must be a one-element tensor or a bool")
+        pred = bool(pred.item())
+    return true_fn(*operands) if pred else false_fn(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried_inputs):
+    """Runs body_fn on the carried values while cond_fn holds, eagerly (torch.while_loop)."""
+    values = tuple(carried_inputs)
+    while True:
+        c = cond_fn(*values)
+        if not (bool(c.item()) if isinstance(c, Tensor) else bool(c)):
+            return values
+        out = body_fn(*values)
+        values = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """ember.func.vmap."""
+    from ember.func import vmap as _vmap
+
+    return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
+
+
 __all__ = [
+    "AcceleratorError",
+    "OutOfMemoryError",
+    "cond",
+    "get_device",
+    "init_num_threads",
+    "is_distributed",
+    "set_default_tensor_type",
+    "unravel_index",
+    "vmap",
+    "while_loop",
     "adjoint", "are_deterministic_algorithms_enabled", "broadcast_shapes", "can_cast",
     "compiled_with_cxx11_abi", "conj", "fill", "fill_", "frombuffer", "get_default_device",
     "get_deterministic_debug_mode", "get_float32_matmul_precision", "get_num_interop_threads",

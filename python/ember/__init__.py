@@ -76,5 +76,6 @@ from ember.serialization import *  # noqa: E402, F403
 
 globals().update(_make_legacy_types("ember", "cpu"))  # ember.FloatTensor & co
 _install_tensor_methods()
+nn.functional._install_top_level(globals(), Tensor)  # noqa: F405  (ember.cosine_similarity & co)
 
 __version__ = "0.1.0"

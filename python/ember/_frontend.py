@@ -172,6 +172,75 @@ def _new(self, *args, **kwargs):
     return _C.tensor(args[0], dtype=self.dtype, device=self.device)
 
 
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """Fills the main diagonal in place (all dims of equal size, or a tall matrix whose
+    diagonal restarts every ncols + 1 rows with wrap=True)."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if self.dim() == 2:
+        rows, cols = self.shape
+        n = min(rows, cols)
+        self[_C.arange(n), _C.arange(n)] = fill_value
+        if wrap and rows > cols + 1:
+            start = cols + 1
+            while start < rows:
+                k = min(cols, rows - start)
+                self[_C.arange(k) + start, _C.arange(k)] = fill_value
+                start += cols + 1
+    else:
+        idx = _C.arange(self.shape[0])
+        self[(idx,) * self.dim()] = fill_value
+    return self
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """exp of a normal(mean, std) sample, in place."""
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return self.normal_(mean, std, generator=generator).exp_()
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """median + sigma * tan(pi * (U - 1/2)), in place."""
+    import math
+
+    u = _C.rand(self.shape, dtype=self.dtype, generator=generator)
+    return self.copy_(median + sigma * _C.tan(math.pi * (u - 0.5)))
+
+
+def _geometric_(self, p, *, generator=None):
+    """The number of Bernoulli(p) trials to the first success (1, 2, ...), in place."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    import math
+
+    u = _C.rand(self.shape, dtype=_C.float64, generator=generator)
+    u = _C.clamp(u, min=1e-300)
+    return self.copy_(_C.ceil(_C.log(u) / math.log1p(-p)).clamp(min=1))
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    return _C.empty_strided(
+        size,
+        stride,
+        dtype=dtype or self.dtype,
+        device=device or self.device,
+        requires_grad=requires_grad,
+    )
+
+
+def _is_set_to(self, tensor) -> bool:
+    """Whether both are the same memory with the same geometry."""
+    return (
+        self.data_ptr() == tensor.data_ptr()
+        and tuple(self.shape) == tuple(tensor.shape)
+        and tuple(self.stride()) == tuple(tensor.stride())
+        and self.dtype == tensor.dtype
+    )
+
+
 def install_tensor_methods() -> None:
     T = Tensor
     T.is_complex = lambda self: False
@@ -201,6 +270,12 @@ def install_tensor_methods() -> None:
     T.pin_memory = _pin_memory
     T.new = _new
     T.const_data_ptr = lambda self: self.data_ptr()
+    T.fill_diagonal_ = _fill_diagonal_
+    T.log_normal_ = _log_normal_
+    T.cauchy_ = _cauchy_
+    T.geometric_ = _geometric_
+    T.new_empty_strided = _new_empty_strided
+    T.is_set_to = _is_set_to
     T.layout = property(lambda self: strided)
     T.dim_order = lambda self: tuple(
         sorted(range(self.dim()), key=lambda d: (-self.stride(d), -self.shape[d]))

@@ -160,6 +160,9 @@ _ALIASES = {
     "less_equal": "le",
     "not_equal": "ne",
     "divide": "div",
+    "unsafe_chunk": "chunk",
+    "unsafe_split": "split",
+    "unsafe_split_with_sizes": "split_with_sizes",
 }
 
 

@@ -230,3 +230,30 @@ def test_composite_inplace_forms_write_into_self():
     a = ember.tensor([12, 18])
     a.gcd_(ember.tensor([8, 27]))
     assert a.tolist() == [4, 9]
+
+
+def test_fill_diagonal_and_the_random_fills():
+    x = ember.zeros(5, 2)
+    x.fill_diagonal_(1.0, wrap=True)  # PyTorch's wrap: the diagonal restarts after cols + 1 rows
+    assert x.tolist() == [[1, 0], [0, 1], [0, 0], [1, 0], [0, 1]]
+    cube = ember.zeros(2, 2, 2).fill_diagonal_(3.0)
+    assert cube[0, 0, 0].item() == 3.0 and cube[1, 1, 1].item() == 3.0 and cube.sum().item() == 6
+    ember.manual_seed(0)
+    y = ember.empty(20000, dtype=ember.float64).log_normal_(0.5, 0.25)
+    assert abs(y.log().mean().item() - 0.5) < 0.01 and abs(y.log().std().item() - 0.25) < 0.01
+    g = ember.empty(20000, dtype=ember.float64).geometric_(0.25)
+    assert g.min().item() == 1 and abs(g.mean().item() - 4.0) < 0.1  # mean 1 / p
+    c = ember.empty(20001, dtype=ember.float64).cauchy_(2.0, 0.5)
+    assert abs(c.median().item() - 2.0) < 0.05
+    with pytest.raises(RuntimeError, match="expects p to be in"):
+        ember.empty(2).geometric_(1.5)
+
+
+def test_aliases_and_geometry_helpers():
+    x = ember.arange(6.0)
+    assert [t.tolist() for t in ember.unsafe_chunk(x, 2)] == [[0, 1, 2], [3, 4, 5]]
+    assert [t.tolist() for t in x.unsafe_split(4)] == [[0, 1, 2, 3], [4, 5]]
+    assert ember.hardshrink(ember.tensor([-1.0, 0.2]), 0.5).tolist() == [-1.0, 0.0]
+    assert x.is_set_to(x) and not x.is_set_to(x.clone())
+    e = x.new_empty_strided((2, 3), (1, 2))
+    assert e.shape == (2, 3) and e.stride() == (1, 2) and e.dtype == x.dtype

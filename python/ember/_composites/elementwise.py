@@ -174,3 +174,42 @@ def rsub(input, other, *, alpha=1):
     if not isinstance(other, Tensor):
         other = _C.tensor(other, device=input.device)
     return _C.sub(other, input, alpha=alpha)
+
+
+@composite("elementwise", FLOATING, method=True, differentiable=False)
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2**exponent and |mantissa| in [0.5, 1):
+    math.frexp elementwise (0, inf and nan give themselves and exponent 0)."""
+    x = input
+    finite = _C.isfinite(x) & (x != 0)
+    safe = _C.where(finite, _C.abs(x), _C.ones_like(x)).to(_C.float64)
+    exponent = _C.floor(_C.log2(safe)) + 1
+    mantissa = x.to(_C.float64) / _C.exp2(exponent)
+    # log2 may round across a power of two: bring |mantissa| back into [0.5, 1).
+    big = _C.abs(mantissa) >= 1
+    exponent = _C.where(big, exponent + 1, exponent)
+    mantissa = _C.where(big, mantissa / 2, mantissa)
+    small = (_C.abs(mantissa) < 0.5) & finite
+    exponent = _C.where(small, exponent - 1, exponent)
+    mantissa = _C.where(small, mantissa * 2, mantissa)
+    exponent = _C.where(finite, exponent, _C.zeros_like(exponent))
+    mantissa = _C.where(finite, mantissa, x.to(_C.float64))
+    return _Frexp(mantissa.to(x.dtype), exponent.to(_C.int32))
+
+
+class _Frexp(tuple):
+    """torch.return_types.frexp: (mantissa, exponent)."""
+
+    def __new__(cls, mantissa, exponent):
+        return super().__new__(cls, (mantissa, exponent))
+
+    mantissa = property(lambda self: self[0])
+    exponent = property(lambda self: self[1])
+
+
+@composite("elementwise", ALL, method=True)
+def angle(input):
+    """The argument of a real number: 0 for x >= 0, pi for x < 0, NaN for NaN (gradient 0)."""
+    x = _float_of(input)
+    out = _C.where(x < 0, _C.full_like(x, math.pi), _C.zeros_like(x))
+    return _C.where(_C.isnan(x), x, out) + 0 * x

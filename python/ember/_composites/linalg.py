@@ -91,3 +91,33 @@ def chain_matmul(*matrices):
     for m in matrices[1:]:
         out = out @ m
     return out
+
+
+@composite("linalg", NUMERIC, method=True)
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along dim (the first dimension of size 3 when dim is None,
+    PyTorch's deprecated default, which warns; linalg.cross uses the last)."""
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated. Please either "
+            "pass the dim explicitly or simply use torch.linalg.cross. The default value of "
+            "dim will change to agree with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=3,
+        )
+        a, b = _C.broadcast_tensors(input, other)
+        dims = [d for d in range(a.dim()) if a.shape[d] == 3]
+        if not dims:
+            raise RuntimeError("[cross] no dimension of size 3 in input")
+        dim = dims[0]
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(
+            f"[cross] linalg.cross: inputs dimension {dim} must have length 3. Got "
+            f"{input.shape[dim]} and {other.shape[dim]}"
+        )
+    a, b = _C.broadcast_tensors(input, other)
+    a0, a1, a2 = (a.select(dim, i) for i in range(3))
+    b0, b1, b2 = (b.select(dim, i) for i in range(3))
+    return _C.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)

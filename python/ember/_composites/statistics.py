@@ -201,3 +201,55 @@ class _MinMax(tuple):
 
     min = property(lambda self: self[0])
     max = property(lambda self: self[1])
+
+
+@composite("statistics", FLOATING, method=True, inplace_dtypes=FLOATING)
+def renorm(input, p, dim, maxnorm):
+    """Each sub-tensor along dim (input.select(dim, i)) whose p-norm exceeds maxnorm scaled
+    down to norm maxnorm."""
+    if p <= 0:
+        raise RuntimeError(f"[renorm] renorm: non-positive-norm not supported, got p={p}")
+    if maxnorm < 0:
+        raise RuntimeError(f"[renorm] renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = dim + input.dim() if dim < 0 else dim
+    others = [k for k in range(input.dim()) if k != d]
+    norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p) if others else (input.abs())
+    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), _C.ones_like(norms))
+    return input * factor
+
+
+@composite("statistics", FLOAT32_64, differentiable=False)
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """(hist, bin_edges), as numpy.histogram: bins equal bins over range (the data's by
+    default) or the given edges."""
+    x = input.reshape(-1)
+    if isinstance(bins, _C.Tensor):
+        edges = bins.to(input.dtype)
+    else:
+        lo, hi = (
+            range
+            if range is not None
+            else ((float(x.min()), float(x.max())) if x.numel() else (0.0, 1.0))
+        )
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = _C.linspace(float(lo), float(hi), int(bins) + 1, dtype=input.dtype)
+    nb = edges.numel() - 1
+    inside = (x >= edges[0]) & (x <= edges[-1])
+    xi = x[inside]
+    idx = (_C.searchsorted(edges, xi.contiguous(), right=True) - 1).clamp(0, nb - 1)
+    w = _C.ones_like(xi) if weight is None else weight.reshape(-1)[inside].to(input.dtype)
+    hist = _C.zeros(nb, dtype=input.dtype).index_add(0, idx, w)
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return _Histogram(hist, edges)
+
+
+class _Histogram(tuple):
+    """torch.return_types.histogram: (hist, bin_edges)."""
+
+    def __new__(cls, hist, bin_edges):
+        return super().__new__(cls, (hist, bin_edges))
+
+    hist = property(lambda self: self[0])
+    bin_edges = property(lambda self: self[1])

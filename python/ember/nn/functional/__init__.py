@@ -42,3 +42,23 @@ _PARTS = (
 )  # fmt: skip
 
 __all__ = [name for part in _PARTS for name in part.__all__]
+
+
+def _install_top_level(namespace, tensor) -> None:
+    """PyTorch also has some of these at torch.* (and as Tensor methods): the same functions."""
+    for name in (
+        "cosine_similarity",
+        "pairwise_distance",
+        "pdist",
+        "hardshrink",
+        "prelu",
+        "rrelu",
+        "channel_shuffle",
+    ):
+        fn = globals().get(name)
+        if fn is not None and name not in namespace:
+            namespace[name] = fn
+    for name in ("hardshrink", "prelu"):
+        fn = globals().get(name)
+        if fn is not None and not hasattr(tensor, name):
+            setattr(tensor, name, fn)

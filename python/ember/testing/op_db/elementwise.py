@@ -848,6 +848,18 @@ def _float_ref(f):
 
 # The Python composites of this topic (python/ember/_composites/elementwise.py).
 COMPOSITES = [
+    OpSpec(
+        "frexp",
+        ember.frexp,
+        lambda x: np.frexp(x),
+        FLOATING,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r, -40, 40),), desc="3x4", grad=False),
+            Sample((np.array([0.0, 1.0, -0.5, 1024.0, np.inf]),), desc="edges", grad=False),
+        ],
+        grad=False,
+    ),
+    _unary("angle", as_float(np.angle), ALL),
     _unary("deg2rad", as_float(np.deg2rad), ALL),
     _unary("rad2deg", as_float(np.rad2deg), ALL),
     _unary("sinc", as_float(np.sinc), ALL),

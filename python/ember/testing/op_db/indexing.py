@@ -787,5 +787,125 @@ RECORDS = [
 ]
 
 
+def _np_select_scatter(x, src, dim, index):
+    out = x.copy()
+    idx = [slice(None)] * x.ndim
+    idx[dim] = index
+    out[tuple(idx)] = src
+    return out
+
+
+def _np_slice_scatter(x, src, dim=0, start=None, end=None, step=1):
+    out = x.copy()
+    idx = [slice(None)] * x.ndim
+    idx[dim] = slice(start, end, step)
+    out[tuple(idx)] = src
+    return out
+
+
+def _np_diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    out = x.copy()
+    view = np.diagonal(out, offset, dim1, dim2)
+    view.setflags(write=True)
+    view[...] = src
+    return out
+
+
+def _np_put(x, index, source, accumulate=False):
+    out = x.copy().reshape(-1)
+    if accumulate:
+        np.add.at(out, index, source)
+    else:
+        out[index] = source
+    return out.reshape(x.shape)
+
+
+def _np_nonzero_static(x, size, fill_value=-1):
+    idx = np.argwhere(x)[:size]
+    pad = np.full((size - len(idx), x.ndim), fill_value)
+    return np.concatenate([idx, pad]).astype(np.int64)
+
+
+def _scatter_cases(*cases):
+    def make(dtype, rng):
+        return [
+            Sample(
+                (make_array(a, dtype, rng), make_array(b, dtype, rng), *args),
+                dict(kw),
+                f"{a} {b} {args} {kw}",
+            )
+            for a, b, args, kw in cases
+        ]
+
+    return make
+
+
+# The Python composites of this topic (python/ember/_composites/indexing.py).
+COMPOSITES = [
+    OpSpec(
+        "select_scatter",
+        ember.select_scatter,
+        _np_select_scatter,
+        ALL,
+        _scatter_cases(((3, 4), (4,), (0, 1), {}), ((3, 4), (3,), (1, -1), {})),
+    ),
+    OpSpec(
+        "slice_scatter",
+        ember.slice_scatter,
+        _np_slice_scatter,
+        ALL,
+        _scatter_cases(
+            ((5, 3), (2, 3), (), {"start": 1, "end": 3}), ((3, 6), (3, 3), (1, 0, None, 2), {})
+        ),
+    ),
+    OpSpec(
+        "diagonal_scatter",
+        ember.diagonal_scatter,
+        _np_diagonal_scatter,
+        ALL,
+        _scatter_cases(
+            ((3, 4), (3,), (), {}), ((3, 4), (3,), (1,), {}), ((2, 3, 3), (3, 2), (0, 0, 2), {})
+        ),
+    ),
+    OpSpec(
+        "put",
+        ember.put,
+        _np_put,
+        ALL,
+        lambda d, r: [
+            Sample(
+                (
+                    make_array((3, 4), d, r),
+                    Fixed(np.array([0, 5, -1]), ember.int64),
+                    make_array((3,), d, r),
+                ),
+                desc="3 positions",
+            ),
+            Sample(
+                (
+                    make_array((3, 4), d, r),
+                    Fixed(np.array([1, 1, 2]), ember.int64),
+                    make_array((3,), d, r),
+                    True,
+                ),
+                desc="accumulate",
+                grad=False,
+            ),
+        ],
+    ),
+    OpSpec(
+        "nonzero_static",
+        ember.nonzero_static,
+        _np_nonzero_static,
+        ALL,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r),), {"size": 20}, "padded", grad=False),
+            Sample((make_array((3, 4), d, r),), {"size": 2, "fill_value": 7}, "cut", grad=False),
+        ],
+        grad=False,
+    ),
+]
+
+
 def records():
-    return RECORDS
+    return RECORDS + COMPOSITES

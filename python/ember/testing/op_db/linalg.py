@@ -478,6 +478,17 @@ def _lin_cases(*cases, halves=False):
 # The Python composites of this topic (python/ember/_composites/linalg.py).
 COMPOSITES = [
     OpSpec(
+        "cross",
+        ember.cross,
+        lambda a, b, dim=-1: np.cross(a, b, axis=dim),
+        NUMERIC,
+        _lin_cases(
+            (((3,), (3,)), (0,), {}),
+            (((4, 3), (4, 3)), (), {"dim": 1}),
+            (((3, 2), (3, 1)), (), {"dim": 0}),
+        ),
+    ),
+    OpSpec(
         "inner",
         ember.inner,
         np.inner,

@@ -10,11 +10,13 @@ from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     NUMERIC,
+    REGISTRY_DTYPES,
     ErrorSample,
     Fixed,
     OpSpec,
     Sample,
     dim_error,
+    inplace_of,
     make_array,
     np_axis,
     reduce_samples,
@@ -324,8 +326,39 @@ def _quantile_op(name):
     return op
 
 
+def _np_renorm(x, p, dim, maxnorm):
+    dim %= x.ndim
+    others = tuple(k for k in range(x.ndim) if k != dim)
+    norms = (np.abs(x) ** p).sum(axis=others, keepdims=True) ** (1.0 / p)
+    return x * np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+
+
+def _np_histogram(x, bins=100, range=None):
+    lo, hi = range if range is not None else (x.min(), x.max())
+    return np.histogram(x, bins=bins, range=(lo, hi))
+
+
 # The Python composites of this topic (python/ember/_composites/statistics.py).
 COMPOSITES = [
+    OpSpec(
+        "renorm",
+        ember.renorm,
+        _np_renorm,
+        FLOATING,
+        _stat_cases(
+            ((3, 4), (2, 0, 1.5), {}, True),
+            ((3, 4), (1, 1, 2.0), {}, True),
+            ((2, 3, 2), (3, -1, 1.0), {}, True),
+        ),
+    ),
+    OpSpec(
+        "histogram",
+        ember.histogram,
+        _np_histogram,
+        [ember.float32, ember.float64],
+        _stat_cases(((40,), (5,), {}, False), ((4, 5), (3,), {"range": (-1.0, 1.0)}, False)),
+        grad=False,
+    ),
     OpSpec(
         "cov",
         ember.cov,
@@ -426,4 +459,8 @@ COMPOSITES = [
 
 
 def records():
-    return RECORDS + COMPOSITES
+    return (
+        RECORDS
+        + COMPOSITES
+        + [inplace_of(s) for s in COMPOSITES if s.name + "_" in REGISTRY_DTYPES]
+    )

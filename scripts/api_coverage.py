@@ -84,9 +84,10 @@ def resolve(root, ns: str):
 
 
 def _foreign(value) -> bool:
-    """True for what a torch module merely re-exports from the standard library or typing."""
+    """True for what a torch module merely re-exports: the standard library, typing, and torch
+    itself (`torch.nn.init.torch`)."""
     if inspect.ismodule(value):
-        return not value.__name__.startswith("torch")
+        return value.__name__ == "torch" or not value.__name__.startswith("torch")
     module = getattr(value, "__module__", None) or ""
     top = module.split(".")[0]
     return top in sys.stdlib_module_names or top in ("typing_extensions", "numpy")

@@ -57,16 +57,54 @@ void throw_released(const std::string& name) {
 
 // ---- SavedTensor ---------------------------------------------------------------------------
 
-SavedTensor::SavedTensor(const Tensor& t) : data_(t), version_(t.defined() ? t.version() : 0) {}
+namespace {
+thread_local std::vector<std::shared_ptr<const SavedTensorHooks>> saved_tensor_hooks;
+}  // namespace
+
+void push_saved_tensor_hooks(SavedTensorHooks hooks) {
+  saved_tensor_hooks.push_back(std::make_shared<const SavedTensorHooks>(std::move(hooks)));
+}
+
+void pop_saved_tensor_hooks() {
+  EMBER_CHECK(!saved_tensor_hooks.empty(), "[saved_tensors_hooks] no hooks to pop");
+  saved_tensor_hooks.pop_back();
+}
+
+SavedTensor::SavedTensor(const Tensor& t) : data_(t), version_(t.defined() ? t.version() : 0) {
+  if (t.defined() && !saved_tensor_hooks.empty()) {
+    hooks_ = saved_tensor_hooks.back();
+    data_ = Tensor();
+    packed_ = hooks_->pack(t);
+  }
+}
 
 SavedTensor::SavedTensor(const Tensor& t, uint32_t output_nr)
     : version_(t.version()), output_nr_(output_nr), is_output_(true) {
   const TensorImpl* impl = t.impl();
   data_ = Tensor(make_ref<TensorImpl>(impl->storage(), impl->dtype(), impl->sizes(),
                                       impl->strides(), impl->storage_offset()));
+  if (!saved_tensor_hooks.empty()) {
+    // The hook gets the alias (no autograd metadata): the output itself holds this node.
+    hooks_ = saved_tensor_hooks.back();
+    packed_ = hooks_->pack(data_);
+    data_ = Tensor();
+  }
 }
 
 Tensor SavedTensor::unpack(const Node& owner) const {
+  if (packed_) {
+    // The hooks own the value now: no version check, as in PyTorch.
+    Tensor value = hooks_->unpack(packed_);
+    if (is_output_ && GradMode::is_enabled() && value.defined()) {
+      Tensor attached(make_ref<TensorImpl>(value.storage(), value.dtype(), value.sizes(),
+                                           value.strides(), value.storage_offset()));
+      AutogradMeta& meta = ensure_autograd_meta(attached);
+      meta.grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
+      meta.output_nr = output_nr_;
+      return attached;
+    }
+    return value;
+  }
   if (!data_.defined()) return data_;
   if (data_.version() != version_) {
     EMBER_FAIL("[", owner.name(), "] one of the tensors saved for backward was modified by an ",

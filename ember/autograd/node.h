@@ -89,6 +89,16 @@ struct Node : std::enable_shared_from_this<Node> {
 };
 
 // A tensor kept for backward, checked against in-place changes (Note [Version counter]).
+// Saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks): while a pair is pushed on this
+// thread, a tensor an op saves for backward is handed to `pack` and what pack returns is kept
+// instead; backward gets a tensor back from `unpack`. Used to offload or recompute activations.
+struct SavedTensorHooks {
+  std::function<std::shared_ptr<void>(const Tensor&)> pack;
+  std::function<Tensor(const std::shared_ptr<void>&)> unpack;
+};
+void push_saved_tensor_hooks(SavedTensorHooks hooks);
+void pop_saved_tensor_hooks();
+
 class SavedTensor {
  public:
   SavedTensor() = default;
@@ -101,10 +111,13 @@ class SavedTensor {
   // The saved tensor. `owner` is the node that saved it; for a saved output in create_graph
   // mode, the result is re-attached to the graph with `owner` as its grad_fn.
   Tensor unpack(const Node& owner) const;
-  bool defined() const { return data_.defined(); }
+  bool defined() const { return data_.defined() || packed_ != nullptr; }
 
  private:
   Tensor data_;
+  // With saved-tensor hooks: what pack returned, and the hooks to unpack it (data_ is empty).
+  std::shared_ptr<void> packed_;
+  std::shared_ptr<const SavedTensorHooks> hooks_;
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;

@@ -320,7 +320,8 @@ def _explain_foreign_format(head, source, error):
     else:
         return
     raise RuntimeError(
-        f"[ember.load] {source}: this is {kind}, not safetensors; ember.load does not read PyTorch's format. "
+        f"[ember.load] {source}: this is {kind}, not safetensors; ember.load does not read "
+        "PyTorch's format. "
         "Convert it once with PyTorch, e.g. for a state dict: "
         "safetensors.torch.save_file(torch.load(path), 'model.safetensors')"
     ) from error

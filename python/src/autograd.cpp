@@ -226,6 +226,30 @@ void init_autograd(nb::module_& m) {
       nb::arg("tensor"), nb::arg("hook"));
   m.def("_remove_post_accumulate_grad_hook", &remove_post_accumulate_grad_hook, nb::arg("tensor"),
         nb::arg("id"));
+  // ember.autograd.graph.saved_tensors_hooks: pack's result (any Python object) is kept in a
+  // PyRef until backward hands it to unpack.
+  m.def(
+      "_push_saved_tensor_hooks",
+      [](nb::handle pack, nb::handle unpack) {
+        auto p = std::make_shared<PyRef>(pack);
+        auto u = std::make_shared<PyRef>(unpack);
+        push_saved_tensor_hooks(
+            {[p](const Tensor& t) -> std::shared_ptr<void> {
+               nb::gil_scoped_acquire gil;
+               nb::object r = p->get()(t);
+               return std::make_shared<PyRef>(r);
+             },
+             [u](const std::shared_ptr<void>& packed) -> Tensor {
+               nb::gil_scoped_acquire gil;
+               nb::object r = u->get()(static_cast<const PyRef*>(packed.get())->get());
+               if (!nb::isinstance<Tensor>(r)) {
+                 type_error("saved_tensors_hooks: unpack_hook must return a Tensor");
+               }
+               return nb::cast<Tensor>(r);
+             }});
+      },
+      nb::arg("pack_hook"), nb::arg("unpack_hook"));
+  m.def("_pop_saved_tensor_hooks", &pop_saved_tensor_hooks);
 
   m.def(
       "_backward",

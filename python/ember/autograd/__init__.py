@@ -72,4 +72,4 @@ def grad(
     return result
 
 
-from ember.autograd import functional  # noqa: E402, F401  (built on grad, above)
+from ember.autograd import functional, graph  # noqa: E402, F401  (built on grad, above)

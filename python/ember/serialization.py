@@ -10,7 +10,8 @@ Loading such a file parses JSON and copies bytes: it never runs code.
 Any other object (a whole nn.Module, a user's class) is pickled as torch.save does, its tensors
 still stored as safetensors entries (the pickle refers to them by name), and the pickle's bytes
 kept as a uint8 entry. As in PyTorch 2.6 and later, ember.load refuses to unpickle unless
-`weights_only=False` is passed, since unpickling can run arbitrary code.
+`weights_only=False` is passed, since unpickling can run arbitrary code, or the classes and
+functions the pickle names are allowed (`add_safe_globals`, `safe_globals`, as PyTorch's).
 """
 
 import collections
@@ -25,6 +26,40 @@ from ember import _C
 from ember._size import Size
 
 __all__ = ["load", "save"]
+
+# The allow-list of torch.serialization.add_safe_globals / safe_globals: classes and functions a
+# pickle in a file may name and still load with weights_only=True.
+_safe_globals: list = []
+# What a module's pickle always names and cannot run code through.
+_ALWAYS_SAFE = (collections.OrderedDict,)
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Allows these classes and functions in pickles loaded with weights_only=True."""
+    _safe_globals.extend(g[0] if isinstance(g, tuple) else g for g in safe_globals)
+
+
+def get_safe_globals() -> list:
+    return list(_safe_globals)
+
+
+def clear_safe_globals() -> None:
+    _safe_globals.clear()
+
+
+class safe_globals:  # noqa: N801  (PyTorch's name)
+    """add_safe_globals for the duration of a with block."""
+
+    def __init__(self, safe_globals: list) -> None:
+        self.globals = list(safe_globals)
+
+    def __enter__(self) -> None:
+        self.saved = list(_safe_globals)
+        add_safe_globals(self.globals)
+
+    def __exit__(self, *exc) -> None:
+        _safe_globals[:] = self.saved
+
 
 _STRUCTURE_KEY = "ember.structure"
 _VERSION = 1
@@ -203,12 +238,24 @@ class _Rebuilder:
         if data.dtype != _C.uint8 or data.dim() != 1:
             self.fail(f"the pickle entry '{name}' is not a 1-d uint8 tensor")
         raw = ctypes.string_at(data.data_ptr(), data.numel()) if data.numel() else b""
-        if self.weights_only:
+        if self.weights_only and not _safe_globals:
             what = _pickled_class(raw)
             raise pickle.UnpicklingError(_WEIGHTS_ONLY_MESSAGE.format(what=what))
         rebuilder = self
+        restricted = self.weights_only
 
         class Unpickler(pickle.Unpickler):
+            def find_class(self, module, name):
+                found = super().find_class(module, name)
+                if restricted and not any(found is g for g in (*_safe_globals, *_ALWAYS_SAFE)):
+                    raise pickle.UnpicklingError(
+                        f"Weights only load failed: the file names {module}.{name}, which is "
+                        "not an allowed global. Allow it with ember.serialization.safe_globals"
+                        f"([{name}]) or add_safe_globals, if you trust the file, or load with "
+                        "weights_only=False."
+                    )
+                return found
+
             def persistent_load(self, pid):
                 if not (isinstance(pid, tuple) and len(pid) == 2 and pid[0] == "ember.tensor"):
                     rebuilder.fail(f"an unknown persistent id in a pickle: {pid!r:.80}")

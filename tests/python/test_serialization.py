@@ -410,3 +410,25 @@ def test_bfloat16_interop_with_safetensors_torch(tmp_path):
     ours = tmp_path / "ours"
     ember.save({"x": ember.tensor(x.tolist(), dtype=ember.bfloat16)}, ours)
     assert torch.equal(st.load_file(str(ours))["x"], x)
+
+
+def test_safe_globals_allow_named_classes_with_weights_only(tmp_path):
+    from ember import serialization
+
+    path = tmp_path / "m.pt"
+    model = ember.nn.Sequential(ember.nn.Linear(2, 2), ember.nn.ReLU())
+    ember.save(model, path)
+    with pytest.raises(pickle.UnpicklingError):
+        ember.load(path)
+    allowed = serialization.safe_globals([ember.nn.Sequential, ember.nn.Linear])
+    with allowed, pytest.raises(pickle.UnpicklingError, match="ReLU, which is not an allowed"):
+        ember.load(path)
+    with serialization.safe_globals([ember.nn.Sequential, ember.nn.Linear, ember.nn.ReLU]):
+        back = ember.load(path)
+    assert type(back[1]) is ember.nn.ReLU
+    assert serialization.get_safe_globals() == []
+    serialization.add_safe_globals([ember.nn.Sequential])
+    try:
+        assert serialization.get_safe_globals() == [ember.nn.Sequential]
+    finally:
+        serialization.clear_safe_globals()

@@ -32,3 +32,7 @@ __all__ = [
     for k, v in globals().items()
     if not k.startswith("_") and not isinstance(v, _types.ModuleType)
 ]
+
+# PyTorch defines MultiheadAttention in nn.modules.activation, and programs name it there (an
+# allow-list for torch.load): the same class under that name.
+activation.MultiheadAttention = MultiheadAttention  # noqa: F405

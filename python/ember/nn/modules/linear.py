@@ -126,3 +126,8 @@ class LazyLinear(LazyModuleMixin, Linear):
             shapes = {"weight": (self.out_features, self.in_features), "bias": (self.out_features,)}
             self._materialize(shapes)
             self.reset_parameters()
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """MultiheadAttention's out_proj: a Linear, under the name PyTorch gives it (its repr shows
+    it). Not exported, as in torch.nn: it lives here, in nn.modules.linear, as there."""

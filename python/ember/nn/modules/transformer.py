@@ -18,7 +18,7 @@ from ember.nn import init
 from ember.nn.functional.attention import _canonical_mask
 from ember.nn.modules.container import ModuleList
 from ember.nn.modules.dropout import Dropout
-from ember.nn.modules.linear import Linear
+from ember.nn.modules.linear import Linear, NonDynamicallyQuantizableLinear
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import LayerNorm
 from ember.nn.parameter import Parameter
@@ -31,11 +31,6 @@ __all__: list[str] = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
 ]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """MultiheadAttention's out_proj: a Linear, under the name PyTorch gives it (its repr shows
-    it). Not exported, as in torch.nn (it lives in torch.nn.modules.linear there)."""
 
 
 class MultiheadAttention(Module):

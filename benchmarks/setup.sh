@@ -11,9 +11,11 @@ if ! .bench-venv/bin/python -c "import torch" 2>/dev/null; then
   echo "benchmarks: installing PyTorch from PyPI into .bench-venv (large download)" >&2
   .bench-venv/bin/python -m pip install -q --disable-pip-version-check torch numpy >&2
 fi
-# The tests that compare with PyTorch run here too (tests/python/*_torch.py, scripts/realworld.py).
-if ! .bench-venv/bin/python -c "import pytest, xdist" 2>/dev/null; then
-  .bench-venv/bin/python -m pip install -q --disable-pip-version-check pytest pytest-xdist >&2
+# The tests that compare with PyTorch run here too (tests/python/*_torch.py), and so does
+# scripts/realworld.py's PyTorch side (makemore needs tensorboard for torch.utils.tensorboard).
+if ! .bench-venv/bin/python -c "import pytest, xdist, tensorboard" 2>/dev/null; then
+  .bench-venv/bin/python -m pip install -q --disable-pip-version-check \
+    pytest pytest-xdist tensorboard >&2
 fi
 .bench-venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall \
   build/wheels/ember-*.whl >&2

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Callable
 
 from ember import _C
+from ember._tensor import _inplace_from
 
 _PLAIN_ERRORS = (RuntimeError, IndexError, ValueError, TypeError)
 
@@ -74,36 +75,10 @@ def composite(
             setattr(_C.Tensor, opname, op)
         if inplace_dtypes is not None:
             RECORDS.append((opname + "_", "inplace", list(inplace_dtypes), differentiable, topic))
-            setattr(_C.Tensor, opname + "_", _inplace_method(opname, op, frozenset(inplace_dtypes)))
+            setattr(_C.Tensor, opname + "_", _inplace_from(opname, op, frozenset(inplace_dtypes)))
         return op
 
     return declare
-
-
-def _inplace_method(opname: str, op: Callable, allowed: frozenset) -> Callable:
-    """self.<name>_(...): the op on self's value, written into self (whose shape and dtype the
-    result must fit), as the in-place forms _tensor.py makes from the C++ registry."""
-    name = opname + "_"
-
-    def method(self, *args, **kwargs):
-        if self.dtype not in allowed:
-            raise RuntimeError(
-                f"[{name}] result type of {opname} can't be cast to the desired output type "
-                f"{_dtype_name(self.dtype)}"
-            )
-        recording = _C.is_grad_enabled() and (
-            self.requires_grad or any(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
-        )
-        result = op(self.clone() if recording else self, *args, **kwargs)
-        if tuple(result.shape) != tuple(self.shape):
-            raise RuntimeError(
-                f"[{name}] output with shape {list(self.shape)} doesn't match the broadcast "
-                f"shape {list(result.shape)}"
-            )
-        return self.copy_(result)
-
-    method.__name__ = name
-    return method
 
 
 def op_registry() -> list[tuple]:

@@ -258,7 +258,6 @@ def install_tensor_methods() -> None:
     T.imag = property(imag)
     T.H = property(_matrix_h)
     T.mH = property(_mh)
-    T.mT = property(_mh) if not hasattr(T, "mT") else T.mT
     T.get_device = _get_device
     T.apply_ = _apply_
     T.map_ = _map_
@@ -398,11 +397,15 @@ def compiled_with_cxx11_abi() -> bool:
 
 
 def typename(obj) -> str:
+    """torch.typename, as PyTorch's error messages use it too: 'ember.FloatTensor' for a float32
+    tensor (Tensor.type), the qualified class name otherwise (of a class, its own)."""
     if isinstance(obj, Tensor):
         return obj.type()
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", None) else f"{module}.{name}"
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = cls.__module__
+    if module in ("builtins", "__builtin__", None):
+        return cls.__qualname__
+    return module + "." + cls.__qualname__
 
 
 def is_storage(obj) -> bool:

@@ -177,16 +177,30 @@ def _install_aliases(namespace):
 
 
 # The in-place forms the registry lists that C++ does not bind as methods (addmm_ & co, cumsum_,
-# cumprod_): the out-of-place op, copied into self. copy_ records the history, so autograd sees
-# self's old value through the op; while recording, the op reads a clone of self, since it may
-# save its input for backward (cumprod does) and copy_ then changes self.
-def _inplace_from(name):
+# cumprod_), and those of the Python composites (ember/_composite.py): the out-of-place op,
+# copied into self. copy_ records the history, so autograd sees self's old value through the op;
+# while recording, the op reads a clone of self, since it may save its input for backward
+# (cumprod does) and copy_ then changes self. The result must fit self: no growth by
+# broadcasting, and (with `allowed`) a dtype the in-place form accepts.
+def _inplace_from(name, op=None, allowed=None):
+    op = op if op is not None else getattr(_C, name)
+
     def method(self, *args, **kwargs):
+        if allowed is not None and self.dtype not in allowed:
+            raise RuntimeError(
+                f"[{name}_] result type of {name} can't be cast to the desired output type "
+                f"{str(self.dtype).rpartition('.')[2]}"
+            )
         recording = _C.is_grad_enabled() and (
             self.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args)
         )
-        source = self.clone() if recording else self
-        return self.copy_(getattr(_C, name)(source, *args, **kwargs))
+        result = op(self.clone() if recording else self, *args, **kwargs)
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"[{name}_] output with shape {list(self.shape)} doesn't match the broadcast "
+                f"shape {list(result.shape)}"
+            )
+        return self.copy_(result)
 
     method.__name__ = name + "_"
     return method

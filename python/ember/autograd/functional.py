@@ -77,16 +77,7 @@ def vjp(
         ins = _prepare_inputs(ins, create_graph)
         outs_raw = func(*ins)
         outs, outs_tuple = _as_tuple(outs_raw, "outputs of the user-provided function", "vjp")
-        if v is None:
-            if any(o.numel() != 1 for o in outs):
-                raise RuntimeError(
-                    "The vector v can only be None if the user-provided function returns a "
-                    "single Tensor with a single element."
-                )
-            vs = tuple(_C.ones_like(o) for o in outs)
-        else:
-            vs, _ = _as_tuple(v, "v", "vjp")
-            _check_shapes(vs, outs, "v", "outputs")
+        vs = _vector(outs, v, "vjp", "outputs")
         gs = _grads(outs, ins, vs, create_graph)
     return (
         _fill(outs_raw, _detach(outs, create_graph), outs_tuple),
@@ -101,16 +92,7 @@ def jvp(
     with _GradOn():
         ins, ins_tuple = _as_tuple(inputs, "inputs", "jvp")
         ins = _prepare_inputs(ins, create_graph)
-        if v is None:
-            if any(i.numel() != 1 for i in ins):
-                raise RuntimeError(
-                    "The vector v can only be None if the input to the user-provided function "
-                    "is a single Tensor with a single element."
-                )
-            vs = tuple(_C.ones_like(i) for i in ins)
-        else:
-            vs, _ = _as_tuple(v, "v", "jvp")
-            _check_shapes(vs, ins, "v", "inputs")
+        vs = _vector(ins, v, "jvp", "inputs")
         outs_raw = func(*ins)
         outs, outs_tuple = _as_tuple(outs_raw, "outputs of the user-provided function", "jvp")
         # u -> J^T u is linear in u; its gradient with respect to u, applied to v, is J v.
@@ -188,7 +170,7 @@ def vhp(
     with _GradOn():
         ins, ins_tuple = _as_tuple(inputs, "inputs", "vhp")
         ins = _prepare_inputs(ins, create_graph)
-        vs = _hessian_vector(ins, v, "vhp")
+        vs = _vector(ins, v, "vhp", "inputs")
         out = _scalar_output(func(*ins), "vhp")
         gs = _grads((out,), ins, (_C.ones_like(out),), create_graph=True)
         hv = _grads(gs, ins, vs, create_graph)
@@ -205,16 +187,22 @@ def hvp(
     return vhp(func, inputs, v, create_graph, strict)
 
 
-def _hessian_vector(ins, v, name):
+def _vector(ts, v, name, what):
+    """The vector(s) v, checked against ts (the function's inputs or outputs); None stands for
+    ones when ts is a single one-element tensor, with PyTorch's messages."""
     if v is None:
-        if any(i.numel() != 1 for i in ins):
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a "
-                "single Tensor with a single element."
+        if any(t.numel() != 1 for t in ts):
+            whose = (
+                "the user-provided function returns"
+                if what == "outputs"
+                else "the input to the user-provided function is"
             )
-        return tuple(_C.ones_like(i) for i in ins)
+            raise RuntimeError(
+                f"The vector v can only be None if {whose} a single Tensor with a single element."
+            )
+        return tuple(_C.ones_like(t) for t in ts)
     vs, _ = _as_tuple(v, "v", name)
-    _check_shapes(vs, ins, "v", "inputs")
+    _check_shapes(vs, ts, "v", what)
     return vs
 
 

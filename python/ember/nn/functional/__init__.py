@@ -49,16 +49,12 @@ def _install_top_level(namespace, tensor) -> None:
     for name in (
         "cosine_similarity",
         "pairwise_distance",
-        "pdist",
         "hardshrink",
         "prelu",
         "rrelu",
         "channel_shuffle",
     ):
-        fn = globals().get(name)
-        if fn is not None and name not in namespace:
-            namespace[name] = fn
+        namespace.setdefault(name, globals()[name])
     for name in ("hardshrink", "prelu"):
-        fn = globals().get(name)
-        if fn is not None and not hasattr(tensor, name):
-            setattr(tensor, name, fn)
+        if not hasattr(tensor, name):
+            setattr(tensor, name, globals()[name])

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ember import _C
-from ember._tensor import _TENSOR_TYPENAMES
+from ember._frontend import typename as _typename
 from ember.autograd.grad_mode import no_grad
 from ember.nn.parameter import Buffer, Parameter
 from ember.utils.hooks import BackwardHook, RemovableHandle
@@ -35,19 +35,6 @@ _global_module_registration_hooks: "OrderedDict[int, Callable]" = OrderedDict()
 _global_parameter_registration_hooks: "OrderedDict[int, Callable]" = OrderedDict()
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
-
-def _typename(obj: Any) -> str:
-    """PyTorch's torch.typename, as used in its error messages: 'ember.FloatTensor' for a
-    float32 tensor, the qualified class name otherwise."""
-    if isinstance(obj, Tensor):
-        name = str(obj.dtype).rsplit(".", 1)[-1]
-        return "ember." + _TENSOR_TYPENAMES.get(name, "Tensor")
-    cls = obj if isinstance(obj, type) else type(obj)
-    module = cls.__module__
-    if module in ("builtins", "__builtin__", None):
-        return cls.__qualname__
-    return module + "." + cls.__qualname__
 
 
 def _addindent(s: str, num_spaces: int) -> str:

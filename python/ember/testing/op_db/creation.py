@@ -253,42 +253,23 @@ COMPOSITES = [
         grad=False,
         creation=True,
     ),
+] + [
+    # The windows, each of length 5 (periodic), 6 (symmetric), 1 and 0.
     OpSpec(
-        "hann_window",
-        ember.hann_window,
-        _np_window([0.5, 0.5]),
+        name,
+        getattr(ember, name),
+        ref,
         FLOATING,
         _creation_samples(((5,), {}), ((6, False), {}), ((1,), {}), ((0,), {})),
         grad=False,
         creation=True,
-    ),
-    OpSpec(
-        "hamming_window",
-        ember.hamming_window,
-        _np_window([0.54, 0.46]),
-        FLOATING,
-        _creation_samples(((5,), {}), ((6, False), {})),
-        grad=False,
-        creation=True,
-    ),
-    OpSpec(
-        "blackman_window",
-        ember.blackman_window,
-        _np_window([0.42, 0.5, 0.08]),
-        FLOATING,
-        _creation_samples(((5,), {}), ((6, False), {})),
-        grad=False,
-        creation=True,
-    ),
-    OpSpec(
-        "bartlett_window",
-        ember.bartlett_window,
-        _np_bartlett,
-        FLOATING,
-        _creation_samples(((5,), {}), ((6, False), {})),
-        grad=False,
-        creation=True,
-    ),
+    )
+    for name, ref in [
+        ("hann_window", _np_window([0.5, 0.5])),
+        ("hamming_window", _np_window([0.54, 0.46])),
+        ("blackman_window", _np_window([0.42, 0.5, 0.08])),
+        ("bartlett_window", _np_bartlett),
+    ]
 ]
 
 

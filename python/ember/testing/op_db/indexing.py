@@ -16,6 +16,7 @@ from ember.testing.op_db.spec import (
     Fixed,
     OpSpec,
     Sample,
+    array_cases,
     make_array,
 )
 
@@ -826,20 +827,6 @@ def _np_nonzero_static(x, size, fill_value=-1):
     return np.concatenate([idx, pad]).astype(np.int64)
 
 
-def _scatter_cases(*cases):
-    def make(dtype, rng):
-        return [
-            Sample(
-                (make_array(a, dtype, rng), make_array(b, dtype, rng), *args),
-                dict(kw),
-                f"{a} {b} {args} {kw}",
-            )
-            for a, b, args, kw in cases
-        ]
-
-    return make
-
-
 # The Python composites of this topic (python/ember/_composites/indexing.py).
 COMPOSITES = [
     OpSpec(
@@ -847,15 +834,15 @@ COMPOSITES = [
         ember.select_scatter,
         _np_select_scatter,
         ALL,
-        _scatter_cases(((3, 4), (4,), (0, 1), {}), ((3, 4), (3,), (1, -1), {})),
+        array_cases((((3, 4), (4,)), (0, 1), {}), (((3, 4), (3,)), (1, -1), {})),
     ),
     OpSpec(
         "slice_scatter",
         ember.slice_scatter,
         _np_slice_scatter,
         ALL,
-        _scatter_cases(
-            ((5, 3), (2, 3), (), {"start": 1, "end": 3}), ((3, 6), (3, 3), (1, 0, None, 2), {})
+        array_cases(
+            (((5, 3), (2, 3)), (), {"start": 1, "end": 3}), (((3, 6), (3, 3)), (1, 0, None, 2), {})
         ),
     ),
     OpSpec(
@@ -863,8 +850,10 @@ COMPOSITES = [
         ember.diagonal_scatter,
         _np_diagonal_scatter,
         ALL,
-        _scatter_cases(
-            ((3, 4), (3,), (), {}), ((3, 4), (3,), (1,), {}), ((2, 3, 3), (3, 2), (0, 0, 2), {})
+        array_cases(
+            (((3, 4), (3,)), (), {}),
+            (((3, 4), (3,)), (1,), {}),
+            (((2, 3, 3), (3, 2)), (0, 0, 2), {}),
         ),
     ),
     OpSpec(

@@ -15,6 +15,7 @@ from ember.testing.op_db.spec import (
     ErrorSample,
     OpSpec,
     Sample,
+    array_cases,
     inplace_of,
     make_array,
 )
@@ -453,26 +454,10 @@ def _np_cdist(a, b, p=2.0):
     return (d**p).sum(-1) ** (1.0 / p)
 
 
-def _lin_cases(*cases, halves=False):
-    """Arrays of the shapes, then plain args; with halves, multiples of 0.5 in [-1, 1] (whole
-    numbers for integers), exact in every dtype: a chain of float16 products rounds after each."""
-
-    def array(shape, dtype, rng):
-        if halves:
-            return rng.integers(-2, 3, size=shape) / (1.0 if dtype in INTEGRAL else 2.0)
-        return make_array(shape, dtype, rng)
-
-    def make(dtype, rng):
-        return [
-            Sample(
-                tuple(array(s, dtype, rng) for s in shapes) + tuple(args),
-                dict(kw),
-                f"{shapes} {args} {kw}",
-            )
-            for shapes, args, kw in cases
-        ]
-
-    return make
+def _halves(shape, dtype, rng):
+    """Multiples of 0.5 in [-1, 1] (whole numbers for integers), exact in every dtype: a chain
+    of float16 products rounds after each."""
+    return rng.integers(-2, 3, size=shape) / (1.0 if dtype in INTEGRAL else 2.0)
 
 
 # The Python composites of this topic (python/ember/_composites/linalg.py).
@@ -482,7 +467,7 @@ COMPOSITES = [
         ember.cross,
         lambda a, b, dim=-1: np.cross(a, b, axis=dim),
         NUMERIC,
-        _lin_cases(
+        array_cases(
             (((3,), (3,)), (0,), {}),
             (((4, 3), (4, 3)), (), {"dim": 1}),
             (((3, 2), (3, 1)), (), {"dim": 0}),
@@ -493,7 +478,7 @@ COMPOSITES = [
         ember.inner,
         np.inner,
         NUMERIC,
-        _lin_cases(
+        array_cases(
             (((4,), (4,)), (), {}),
             (((2, 3), (4, 3)), (), {}),
             (((), (2, 3)), (), {}),
@@ -505,14 +490,14 @@ COMPOSITES = [
         ember.trace,
         np.trace,
         NUMERIC,
-        _lin_cases((((3, 3),), (), {}), (((2, 4),), (), {}), (((0, 0),), (), {})),
+        array_cases((((3, 3),), (), {}), (((2, 4),), (), {}), (((0, 0),), (), {})),
     ),
     OpSpec(
         "addr",
         ember.addr,
         lambda m, a, b, beta=1, alpha=1: beta * m + alpha * np.outer(a, b),
         NUMERIC,
-        _lin_cases(
+        array_cases(
             (((3, 4), (3,), (4,)), (), {}),
             (((3, 4), (3,), (4,)), (), {"alpha": 2}),
             (((4,), (3,), (4,)), (), {"beta": 2}),
@@ -523,7 +508,7 @@ COMPOSITES = [
         ember.cdist,
         _np_cdist,
         [ember.float32, ember.float64],
-        _lin_cases(
+        array_cases(
             (((3, 2), (4, 2)), (), {}),
             (((3, 2), (4, 2)), (1.0,), {}),
             (((2, 3, 2), (2, 1, 2)), (3.0,), {}),
@@ -535,7 +520,7 @@ COMPOSITES = [
         ember.dist,
         lambda a, b, p=2: np.linalg.norm((a - b).reshape(-1), ord=p),
         FLOATING,
-        _lin_cases(
+        array_cases(
             (((3, 4), (3, 4)), (), {}), (((3, 4), (4,)), (1,), {}), (((5,), (5,)), (3,), {})
         ),
     ),
@@ -544,7 +529,7 @@ COMPOSITES = [
         ember.chain_matmul,
         lambda *ms: np.linalg.multi_dot(ms),
         NUMERIC,
-        _lin_cases((((2, 3), (3, 4), (4, 2)), (), {}), (((2, 3), (3, 2)), (), {}), halves=True),
+        array_cases((((2, 3), (3, 4), (4, 2)), (), {}), (((2, 3), (3, 2)), (), {}), make=_halves),
     ),
 ]
 

@@ -15,6 +15,7 @@ from ember.testing.op_db.spec import (
     Fixed,
     OpSpec,
     Sample,
+    array_cases,
     error,
     make_array,
 )
@@ -111,21 +112,6 @@ def np_pad(a, pad, mode="constant", value=None):
 # ---- samples -----------------------------------------------------------------------------------
 
 
-def _cases(*cases, low=-3.0, high=3.0):
-    """cases: (shapes, args, kwargs[, grad]): one array per shape, then the plain args."""
-
-    def make(dtype, rng):
-        out = []
-        for c in cases:
-            shapes, args, kw = c[:3]
-            grad = c[3] if len(c) > 3 else True
-            arrays = tuple(make_array(s, dtype, rng, low, high) for s in shapes)
-            out.append(Sample(arrays + tuple(args), dict(kw), f"{shapes} {args} {kw}", grad))
-        return out
-
-    return make
-
-
 def _repeat_interleave_samples(dtype, rng):
     def a(s):
         return make_array(s, dtype, rng)
@@ -200,7 +186,7 @@ RECORDS = [
         "cat",
         lambda *xs, dim=0: ember.cat(xs, dim),
         np_cat,
-        _cases(
+        array_cases(
             (((2, 3), (4, 3)), (), {}),
             (((2, 3), (2, 1), (2, 2)), (), {"dim": 1}),
             (((2, 3), (2, 3)), (), {"dim": -1}),
@@ -219,7 +205,7 @@ RECORDS = [
         "stack",
         lambda *xs, dim=0: ember.stack(xs, dim),
         lambda *xs, dim=0: np.stack(xs, axis=dim),
-        _cases(
+        array_cases(
             (((3,), (3,)), (), {}),
             (((2, 3), (2, 3), (2, 3)), (), {"dim": 1}),
             (((2, 3), (2, 3)), (), {"dim": -1}),
@@ -236,7 +222,7 @@ RECORDS = [
         "hstack",
         lambda *xs: ember.hstack(xs),
         lambda *xs: np.hstack(xs),
-        _cases(
+        array_cases(
             (((3,), (2,)), (), {}),
             (((2, 3), (2, 1)), (), {}),
             (((), ()), (), {}),
@@ -250,7 +236,7 @@ RECORDS = [
         "vstack",
         lambda *xs: ember.vstack(xs),
         lambda *xs: np.vstack(xs),
-        _cases(
+        array_cases(
             (((3,), (3,)), (), {}),
             (((2, 3), (1, 3)), (), {}),
             (((), (1,)), (), {}),
@@ -262,7 +248,7 @@ RECORDS = [
         "dstack",
         lambda *xs: ember.dstack(xs),
         lambda *xs: np.dstack(xs),
-        _cases(
+        array_cases(
             (((3,), (3,)), (), {}),
             (((2, 3), (2, 3)), (), {}),
             (((2, 3, 1), (2, 3, 2)), (), {}),
@@ -273,7 +259,7 @@ RECORDS = [
         "split",
         lambda x, s, dim=0: ember.split(x, s, dim),
         np_split,
-        _cases(
+        array_cases(
             (((5,),), (2,), {}),
             (((6, 4),), (3,), {}),
             (((3, 7),), (3,), {"dim": -1}),
@@ -294,7 +280,7 @@ RECORDS = [
         "chunk",
         lambda x, c, dim=0: ember.chunk(x, c, dim),
         np_chunk,
-        _cases(
+        array_cases(
             (((5,),), (2,), {}),
             (((6,),), (3,), {}),
             (((5,),), (4,), {}),  # three pieces of 2, 2, 1
@@ -311,7 +297,7 @@ RECORDS = [
         "unbind",
         lambda x, dim=0: ember.unbind(x, dim),
         np_unbind,
-        _cases(
+        array_cases(
             (((3,),), (), {}),
             (((2, 3),), (), {"dim": 1}),
             (((2, 3, 2),), (), {"dim": -1}),
@@ -327,7 +313,7 @@ RECORDS = [
         "unflatten",
         lambda x, dim, sizes: ember.unflatten(x, dim, sizes),
         np_unflatten,
-        _cases(
+        array_cases(
             (((6,),), (0, (2, 3)), {}),
             (((2, 6),), (1, (3, -1)), {}),
             (((2, 6),), (-1, (2, 1, 3)), {}),
@@ -343,7 +329,7 @@ RECORDS = [
         "movedim",
         lambda x, s, d: ember.movedim(x, s, d),
         np_movedim,
-        _cases(
+        array_cases(
             (((2, 3, 4),), (0, 2), {}),
             (((2, 3, 4),), ((0, 1), (2, 0)), {}),
             (((2, 3),), (-1, 0), {}),
@@ -360,7 +346,7 @@ RECORDS = [
         "repeat",
         lambda x, *r: x.repeat(*r),
         lambda a, *r: np.tile(a, r),
-        _cases(
+        array_cases(
             (((3,),), (2,), {}),
             (((2, 3),), (2, 1, 2), {}),
             (((),), (3,), {}),
@@ -377,7 +363,7 @@ RECORDS = [
         "tile",
         lambda x, dims: ember.tile(x, dims),
         np.tile,
-        _cases(
+        array_cases(
             (((2, 3),), ((2,),), {}),
             (((3,),), ((2, 2),), {}),
             (((),), ((2,),), {}),
@@ -414,7 +400,7 @@ RECORDS = [
         "roll",
         lambda x, s, dims=None: ember.roll(x, s, dims),
         np_roll,
-        _cases(
+        array_cases(
             (((5,),), (2,), {}),
             (((3, 4),), (1,), {"dims": 0}),
             (((3, 4),), ((1, -2),), {"dims": (0, 1)}),
@@ -435,7 +421,7 @@ RECORDS = [
         "flip",
         lambda x, dims: ember.flip(x, dims),
         lambda a, dims: np.flip(a, axis=dims),
-        _cases(
+        array_cases(
             (((5,),), ((0,),), {}),
             (((3, 4),), ((0, 1),), {}),
             (((3, 4),), ((-1,),), {}),
@@ -454,14 +440,14 @@ RECORDS = [
         "fliplr",
         ember.fliplr,
         np.fliplr,
-        _cases((((3, 4),), (), {}), (((2, 3, 2),), (), {}), (((0, 2),), (), {})),
+        array_cases((((3, 4),), (), {}), (((2, 3, 2),), (), {}), (((0, 2),), (), {})),
         lambda: [error(lambda: ember.fliplr(ember.ones(3)), RuntimeError, ">= 2-d")],
     ),
     _spec(
         "flipud",
         ember.flipud,
         np.flipud,
-        _cases((((5,),), (), {}), (((3, 4),), (), {}), (((0, 2),), (), {})),
+        array_cases((((5,),), (), {}), (((3, 4),), (), {}), (((0, 2),), (), {})),
         lambda: [error(lambda: ember.flipud(ember.tensor(1.0)), RuntimeError, ">= 1-d")],
     ),
 ]
@@ -482,7 +468,7 @@ for _name, _np in (("tril", np.tril), ("triu", np.triu)):
             _name,
             getattr(ember, _name),
             _np,
-            _cases(*_TRI_CASES),
+            array_cases(*_TRI_CASES),
             (
                 lambda n=_name: [
                     error(lambda: getattr(ember, n)(ember.ones(3)), RuntimeError, "at least 2 dim")
@@ -496,7 +482,7 @@ RECORDS += [
         "diagonal",
         lambda x, *a, **kw: ember.diagonal(x, *a, **kw),
         np.diagonal,
-        _cases(
+        array_cases(
             (((3, 4),), (), {}),
             (((3, 4),), (1,), {}),
             (((3, 4),), (-2,), {}),
@@ -514,7 +500,7 @@ RECORDS += [
         "diag_embed",
         lambda x, *a, **kw: ember.diag_embed(x, *a, **kw),
         np_diag_embed,
-        _cases(
+        array_cases(
             (((3,),), (), {}),
             (((2, 3),), (), {}),
             (((2, 3),), (1,), {}),
@@ -534,7 +520,7 @@ RECORDS += [
         "diag",
         lambda x, *a: ember.diag(x, *a),
         np.diag,
-        _cases(
+        array_cases(
             (((3,),), (), {}),
             (((3,),), (1,), {}),
             (((3,),), (-2,), {}),
@@ -553,7 +539,7 @@ RECORDS += [
         "broadcast_to",
         lambda x, shape: ember.broadcast_to(x, shape),
         np_broadcast_to,
-        _cases(
+        array_cases(
             (((3,),), ((2, 3),), {}),
             (((3, 1),), ((3, 4),), {}),
             (((),), ((2, 2),), {}),
@@ -569,7 +555,7 @@ RECORDS += [
         "broadcast_tensors",
         lambda *xs: ember.broadcast_tensors(*xs),
         lambda *xs: tuple(np.broadcast_arrays(*xs)),
-        _cases(
+        array_cases(
             (((3,), (2, 3)), (), {}),
             (((2, 1), (1, 3), ()), (), {}),
             (((0, 3), (1, 3)), (), {}),
@@ -586,7 +572,7 @@ RECORDS += [
         "meshgrid",
         lambda *xs, indexing="ij": ember.meshgrid(*xs, indexing=indexing),
         np_meshgrid,
-        _cases(
+        array_cases(
             (((3,), (2,)), (), {}),
             (((3,), (2,)), (), {"indexing": "xy"}),
             (((3,), (2,), (4,)), (), {"indexing": "xy"}),
@@ -614,7 +600,7 @@ RECORDS += [
         "nn.functional.pad",
         lambda x, p, **kw: F.pad(x, p, **kw),
         np_pad,
-        _cases(
+        array_cases(
             (((3,),), ((1, 2),), {}),
             (((2, 3),), ((1, 1, 2, 0),), {"value": 2.0}),
             (((2, 3),), ((-1, 1),), {}),
@@ -660,22 +646,6 @@ def _tuple_of(split):
     return lambda *a, **k: tuple(split(*a, **k))
 
 
-def _cases(*cases):
-    """cases: (shapes, args, kwargs): arrays of the shapes, then plain args."""
-
-    def make(dtype, rng):
-        return [
-            Sample(
-                tuple(make_array(s, dtype, rng) for s in shapes) + tuple(args),
-                dict(kw),
-                f"{shapes} {args} {kw}",
-            )
-            for shapes, args, kw in cases
-        ]
-
-    return make
-
-
 # The Python composites of this topic (python/ember/_composites/shape.py).
 COMPOSITES = [
     OpSpec(
@@ -683,35 +653,37 @@ COMPOSITES = [
         ember.atleast_1d,
         np.atleast_1d,
         ALL,
-        _cases((((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {})),
+        array_cases((((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {})),
     ),
     OpSpec(
         "atleast_2d",
         ember.atleast_2d,
         np.atleast_2d,
         ALL,
-        _cases((((),), (), {}), (((3,),), (), {}), (((2, 3, 1),), (), {})),
+        array_cases((((),), (), {}), (((3,),), (), {}), (((2, 3, 1),), (), {})),
     ),
     OpSpec(
         "atleast_3d",
         ember.atleast_3d,
         np.atleast_3d,
         ALL,
-        _cases((((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {}), (((2, 1, 3, 2),), (), {})),
+        array_cases(
+            (((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {}), (((2, 1, 3, 2),), (), {})
+        ),
     ),
     OpSpec(
         "column_stack",
         lambda a, b: ember.column_stack([a, b]),
         lambda a, b: np.column_stack([a, b]),
         ALL,
-        _cases((((3,), (3,)), (), {}), (((3, 2), (3,)), (), {}), (((), ()), (), {})),
+        array_cases((((3,), (3,)), (), {}), (((3, 2), (3,)), (), {}), (((), ()), (), {})),
     ),
     OpSpec(
         "tensor_split",
         ember.tensor_split,
         _tuple_of(lambda x, sections, dim=0: np.array_split(x, sections, axis=dim)),
         ALL,
-        _cases(
+        array_cases(
             (((7,),), (3,), {}),
             (((4, 5),), ([1, 3],), {}),
             (((4, 5),), (2,), {"dim": 1}),
@@ -723,23 +695,25 @@ COMPOSITES = [
         ember.hsplit,
         _tuple_of(np.hsplit),
         ALL,
-        _cases((((4, 6),), (3,), {}), (((6,),), ([1, 4],), {})),
+        array_cases((((4, 6),), (3,), {}), (((6,),), ([1, 4],), {})),
     ),
-    OpSpec("vsplit", ember.vsplit, _tuple_of(np.vsplit), ALL, _cases((((4, 3),), (2,), {}))),
-    OpSpec("dsplit", ember.dsplit, _tuple_of(np.dsplit), ALL, _cases((((2, 3, 4),), ([1],), {}))),
+    OpSpec("vsplit", ember.vsplit, _tuple_of(np.vsplit), ALL, array_cases((((4, 3),), (2,), {}))),
+    OpSpec(
+        "dsplit", ember.dsplit, _tuple_of(np.dsplit), ALL, array_cases((((2, 3, 4),), ([1],), {}))
+    ),
     OpSpec(
         "ravel",
         ember.ravel,
         np.ravel,
         ALL,
-        _cases((((2, 3),), (), {}), (((),), (), {}), (((0, 2),), (), {})),
+        array_cases((((2, 3),), (), {}), (((),), (), {}), (((0, 2),), (), {})),
     ),
     OpSpec(
         "rot90",
         ember.rot90,
         lambda x, k=1, dims=(0, 1): np.rot90(x, k, axes=dims),
         ALL,
-        _cases(
+        array_cases(
             (((2, 3),), (), {}),
             (((2, 3),), (2,), {}),
             (((2, 3),), (-1,), {}),
@@ -752,7 +726,7 @@ COMPOSITES = [
         ember.block_diag,
         _np_block_diag,
         ALL,
-        _cases((((2, 2), (1, 3)), (), {}), (((), (2,)), (), {})),
+        array_cases((((2, 2), (1, 3)), (), {}), (((), (2,)), (), {})),
     ),
     OpSpec(
         "cartesian_prod",
@@ -761,23 +735,25 @@ COMPOSITES = [
             np.array(list(itertools.product(*xs))).reshape(-1, len(xs)) if len(xs) > 1 else xs[0]
         ),
         ALL,
-        _cases((((2,), (3,)), (), {}), (((3,),), (), {}), (((2,), (1,), (2,)), (), {})),
+        array_cases((((2,), (3,)), (), {}), (((3,),), (), {}), (((2,), (1,), (2,)), (), {})),
     ),
     OpSpec(
         "combinations",
         ember.combinations,
         _np_combinations,
         ALL,
-        _cases((((4,),), (), {}), (((4,),), (3,), {}), (((3,),), (2,), {"with_replacement": True})),
+        array_cases(
+            (((4,),), (), {}), (((4,),), (3,), {}), (((3,),), (2,), {"with_replacement": True})
+        ),
     ),
     OpSpec(
         "diagflat",
         ember.diagflat,
         np.diagflat,
         ALL,
-        _cases((((3,),), (), {}), (((2, 2),), (1,), {}), (((2,),), (-1,), {})),
+        array_cases((((3,),), (), {}), (((2, 2),), (1,), {}), (((2,),), (-1,), {})),
     ),
-    OpSpec("swapdims", ember.swapdims, np.swapaxes, ALL, _cases((((2, 3, 4),), (0, 2), {}))),
+    OpSpec("swapdims", ember.swapdims, np.swapaxes, ALL, array_cases((((2, 3, 4),), (0, 2), {}))),
 ]
 
 

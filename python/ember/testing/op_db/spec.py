@@ -212,6 +212,26 @@ def input_cases(*cases):
     return make
 
 
+def array_cases(*cases, low=-3.0, high=3.0, make=None):
+    """cases: (shapes, args, kwargs[, grad]): one array per shape, then plain args (shape,
+    linalg, indexing). `make(shape, dtype, rng)` replaces make_array when values must be
+    special (exact in every dtype)."""
+
+    def samples(dtype, rng):
+        out = []
+        for c in cases:
+            shapes, args, kw = c[:3]
+            grad = c[3] if len(c) > 3 else True
+            arrays = tuple(
+                make(s, dtype, rng) if make else make_array(s, dtype, rng, low, high)
+                for s in shapes
+            )
+            out.append(Sample(arrays + tuple(args), dict(kw), f"{shapes} {args} {kw}", grad))
+        return out
+
+    return samples
+
+
 # (shape, dim): every dim of 1-d, 2-d and 3-d inputs, a 0-d input, zero-size lines and a long one
 # (sort, scan).
 LINES = [

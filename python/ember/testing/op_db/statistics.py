@@ -17,6 +17,7 @@ from ember.testing.op_db.spec import (
     Sample,
     dim_error,
     inplace_of,
+    input_cases,
     make_array,
     np_axis,
     reduce_samples,
@@ -294,17 +295,7 @@ def _with_nans(make):
     return samples
 
 
-def _stat_cases(*cases):
-    def make(dtype, rng):
-        return [
-            Sample((make_array(shape, dtype, rng), *args), dict(kw), f"{shape} {args} {kw}", grad)
-            for shape, args, kw, grad in cases
-        ]
-
-    return make
-
-
-_QUANTILE_CASES = _stat_cases(
+_QUANTILE_CASES = input_cases(
     ((7,), (0.3,), {}, True),
     ((3, 5), (0.5,), {"dim": 1}, True),
     # gradcheck would move q out of [0, 1]
@@ -345,7 +336,7 @@ COMPOSITES = [
         ember.renorm,
         _np_renorm,
         FLOATING,
-        _stat_cases(
+        input_cases(
             ((3, 4), (2, 0, 1.5), {}, True),
             ((3, 4), (1, 1, 2.0), {}, True),
             ((2, 3, 2), (3, -1, 1.0), {}, True),
@@ -356,7 +347,7 @@ COMPOSITES = [
         ember.histogram,
         _np_histogram,
         [ember.float32, ember.float64],
-        _stat_cases(((40,), (5,), {}, False), ((4, 5), (3,), {"range": (-1.0, 1.0)}, False)),
+        input_cases(((40,), (5,), {}, False), ((4, 5), (3,), {"range": (-1.0, 1.0)}, False)),
         grad=False,
     ),
     OpSpec(
@@ -415,7 +406,7 @@ COMPOSITES = [
         ember.histc,
         _np_histc,
         [ember.float32, ember.float64],
-        _stat_cases(
+        input_cases(
             ((50,), (), {"bins": 5, "min": -2, "max": 2}, False),
             ((4, 5), (), {"bins": 7}, False),
             ((10,), (), {"bins": 3, "min": 5, "max": 9}, False),
@@ -448,7 +439,7 @@ COMPOSITES = [
             np.amax(x, axis=dim, keepdims=keepdim),
         ),
         NUMERIC,
-        _stat_cases(
+        input_cases(
             ((3, 4), (), {}, False),
             ((3, 4), (), {"dim": 1}, False),
             ((2, 3, 4), (), {"dim": -1, "keepdim": True}, False),

@@ -59,6 +59,18 @@ void throw_released(const std::string& name) {
 
 namespace {
 thread_local std::vector<std::shared_ptr<const SavedTensorHooks>> saved_tensor_hooks;
+
+// A saved output as it leaves unpack: under grad mode (create_graph), an alias whose grad_fn is
+// `owner`, so that it stays differentiable.
+Tensor reattached(const Tensor& value, const Node& owner, uint32_t output_nr) {
+  if (!GradMode::is_enabled()) return value;
+  Tensor attached(make_ref<TensorImpl>(value.storage(), value.dtype(), value.sizes(),
+                                       value.strides(), value.storage_offset()));
+  AutogradMeta& meta = ensure_autograd_meta(attached);
+  meta.grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
+  meta.output_nr = output_nr;
+  return attached;
+}
 }  // namespace
 
 void push_saved_tensor_hooks(SavedTensorHooks hooks) {
@@ -95,15 +107,7 @@ Tensor SavedTensor::unpack(const Node& owner) const {
   if (packed_) {
     // The hooks own the value now: no version check, as in PyTorch.
     Tensor value = hooks_->unpack(packed_);
-    if (is_output_ && GradMode::is_enabled() && value.defined()) {
-      Tensor attached(make_ref<TensorImpl>(value.storage(), value.dtype(), value.sizes(),
-                                           value.strides(), value.storage_offset()));
-      AutogradMeta& meta = ensure_autograd_meta(attached);
-      meta.grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
-      meta.output_nr = output_nr_;
-      return attached;
-    }
-    return value;
+    return is_output_ && value.defined() ? reattached(value, owner, output_nr_) : value;
   }
   if (!data_.defined()) return data_;
   if (data_.version() != version_) {
@@ -114,16 +118,7 @@ Tensor SavedTensor::unpack(const Node& owner) const {
                ". An in-place op (add_, mul_, x[...] = ..., etc.) changed it after it was used. "
                "Use an out-of-place op, or .clone() the tensor before changing it.");
   }
-  if (is_output_ && GradMode::is_enabled()) {
-    // create_graph: the saved output must stay differentiable, with its own grad_fn.
-    Tensor attached(make_ref<TensorImpl>(data_.storage(), data_.dtype(), data_.sizes(),
-                                         data_.strides(), data_.storage_offset()));
-    AutogradMeta& meta = ensure_autograd_meta(attached);
-    meta.grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
-    meta.output_nr = output_nr_;
-    return attached;
-  }
-  return data_;
+  return is_output_ ? reattached(data_, owner, output_nr_) : data_;
 }
 
 // ---- AutogradMeta --------------------------------------------------------------------------

@@ -26,16 +26,17 @@
 
 namespace ember {
 
-struct ConvKernels;       // kernels_nn_conv.h
-struct PoolKernels;       // kernels_nn_pool.h
-struct ResampleKernels;   // kernels_nn_resample.h
-struct NormKernels;       // kernels_nn_norm.h
-struct DropoutKernels;    // kernels_nn_dropout.h
-struct LossKernels;       // kernels_nn_loss.h
-struct EmbeddingKernels;  // kernels_nn_embedding.h
-struct RnnKernels;        // kernels_nn_rnn.h
-struct AttentionKernels;  // kernels_nn_attention.h
-struct OptimKernels;      // kernels_optim.h
+struct ConvKernels;          // kernels_nn_conv.h
+struct PoolKernels;          // kernels_nn_pool.h
+struct ResampleKernels;      // kernels_nn_resample.h
+struct NormKernels;          // kernels_nn_norm.h
+struct DropoutKernels;       // kernels_nn_dropout.h
+struct LossKernels;          // kernels_nn_loss.h
+struct EmbeddingKernels;     // kernels_nn_embedding.h
+struct RnnKernels;           // kernels_nn_rnn.h
+struct AttentionKernels;     // kernels_nn_attention.h
+struct OptimKernels;         // kernels_optim.h
+struct LinalgFactorKernels;  // kernels_linalg_factor.h
 
 struct KernelTable {
   Allocator* allocator = nullptr;  // memory for this device's tensors
@@ -58,6 +59,7 @@ struct KernelTable {
   const RnnKernels* nn_rnn = nullptr;
   const AttentionKernels* nn_attention = nullptr;
   const OptimKernels* optim = nullptr;
+  const LinalgFactorKernels* linalg_factor = nullptr;
 };
 
 // The table of `device`'s backend; throws if ember was built without it.

@@ -10,7 +10,9 @@ namespace ember {
 
 // The Python exception a user error maps to. The choice follows PyTorch for the same mistake:
 // a dim out of range is an IndexError, a wrong argument type a TypeError, and so on.
-enum class ErrorKind { Runtime, Value, Type, Index, NotImplemented };
+// LinAlg: a matrix that a factorisation cannot handle (singular, not positive-definite), PyTorch's
+// torch.linalg.LinAlgError, a RuntimeError.
+enum class ErrorKind { Runtime, Value, Type, Index, NotImplemented, LinAlg };
 
 class Error : public std::runtime_error {
  public:

@@ -5,6 +5,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_factor.h"
 #include "ember/ops/nn_attention.h"
 #include "ember/ops/nn_conv.h"
 #include "ember/ops/nn_dropout.h"

@@ -25,6 +25,7 @@ const std::vector<OpInfo>& op_registry() {
         {"sort", sort_op_infos()},
         {"scan", scan_op_infos()},
         {"linalg", linalg_op_infos()},
+        {"linalg_factor", linalg_factor_op_infos()},
         {"nn_conv", nn_conv_op_infos()},
         {"nn_pool", nn_pool_op_infos()},
         {"nn_resample", nn_resample_op_infos()},

@@ -9,6 +9,7 @@
 #include "ember/core/shape.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/linalg_factor.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/statistics.h"
@@ -189,22 +190,35 @@ std::pair<int64_t, int64_t> matrix_dims(const Tensor& self, IntArrayRef dim) {
   EMBER_CHECK(r != c, "[linalg.matrix_norm] dims must be different, got ", dim);
   return {r, c};
 }
+
+// The norms of the singular values: 'nuc' their sum, 2 the largest, -2 the smallest.
+Tensor spectral_norm(const Tensor& self, int64_t r, int64_t c, int kind, bool keepdim) {
+  DimVector order;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (d != r && d != c) order.push_back(d);
+  }
+  order.push_back(r);
+  order.push_back(c);
+  const Tensor S = linalg_svdvals(permute(self, order));
+  Tensor out = kind == 0 ? sum(S, {-1}) : kind > 0 ? amax(S, {-1}) : amin(S, {-1});
+  if (keepdim) out = unsqueeze(unsqueeze(out, std::min(r, c)), std::max(r, c));
+  return out;
+}
 }  // namespace
 
 Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim) {
   check_floating(self, "linalg.matrix_norm");
   auto [r, c] = matrix_dims(self, dim);
   if (ord == "fro") return linalg_vector_norm(self, 2, {r, c}, keepdim);
-  EMBER_FAIL_KIND(ErrorKind::NotImplemented, "[linalg.matrix_norm] ord='", ord,
-                  "' needs a singular value decomposition, which ember does not have yet ",
-                  "(supported: 'fro', inf, -inf, 1, -1)");
+  EMBER_CHECK(ord == "nuc", "[linalg.matrix_norm] Order ", ord,
+              " not supported (supported: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2)");
+  return spectral_norm(self, r, c, 0, keepdim);
 }
 
 Tensor linalg_matrix_norm(const Tensor& self, double ord, IntArrayRef dim, bool keepdim) {
   check_floating(self, "linalg.matrix_norm");
   auto [r, c] = matrix_dims(self, dim);
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, std::abs(ord) != 2, "[linalg.matrix_norm] ord=", ord,
-                   " needs a singular value decomposition, which ember does not have yet");
+  if (std::abs(ord) == 2) return spectral_norm(self, r, c, ord > 0 ? 1 : -1, keepdim);
   EMBER_CHECK_VALUE(std::isinf(ord) || std::abs(ord) == 1, "[linalg.matrix_norm] Order ", ord,
                     " not supported (supported: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2)");
   // ord 1: the largest absolute column sum (sum over rows); inf: the largest row sum.

@@ -23,7 +23,10 @@ from ember import (  # noqa: E402, F401  (Python composites)
     autograd,  # noqa: E402
 )
 
-globals().update({k: v for k, v in _composite.FUNCTIONS.items() if k not in globals()})
+# (Composites named "linalg.x" are ember.linalg's, not top-level names.)
+globals().update(
+    {k: v for k, v in _composite.FUNCTIONS.items() if k not in globals() and "." not in k}
+)
 _op_registry = _composite.op_registry
 
 _tensor._install_aliases(globals())
@@ -50,6 +53,7 @@ from ember._compile import compile  # noqa: E402
 from ember._frontend import *  # noqa: E402, F403
 from ember._frontend import install_tensor_methods as _install_tensor_methods  # noqa: E402
 from ember._legacy import make_types as _make_legacy_types  # noqa: E402
+from ember._linalg_torch import install as _install_linalg_names  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember._utils import (  # noqa: E402
     as_tensor,
@@ -76,6 +80,7 @@ from ember.serialization import *  # noqa: E402, F403
 
 globals().update(_make_legacy_types("ember", "cpu"))  # ember.FloatTensor & co
 _install_tensor_methods()
+_install_linalg_names(globals())
 nn.functional._install_top_level(globals(), Tensor)  # noqa: F405  (ember.cosine_similarity & co)
 
 __version__ = "0.1.0"

@@ -1,14 +1,62 @@
-"""ember.linalg: PyTorch's torch.linalg names over ember's C++ ops.
+"""ember.linalg: torch.linalg's functions.
 
-Present: vector_norm, matrix_norm ('fro', inf, -inf, 1, -1), norm. Not yet present (they need
-LAPACK-style factorisations): solve, inv, det, cholesky, qr, eigh, svd, and matrix_norm's 'nuc',
-2 and -2; calling them raises NotImplementedError rather than giving a half answer.
+The factorisations and solvers are C++ ops on LAPACK (ops/linalg_factor.cpp, bound in
+ember._C._linalg); the matrix functions built from them (matrix_exp, pinv, lstsq, ...) are
+Python composites (ember/_composites/linalg_factor.py). float32 and float64; eig and eigvals,
+whose results are complex, wait for complex dtypes and raise NotImplementedError.
+docs/design/linalg.md has the layout, the gradients and what is missing.
 """
 
-from ember import _C
+from collections import namedtuple
 
-vector_norm = _C._linalg.vector_norm
-matrix_norm = _C._linalg.matrix_norm
+from ember import _C
+from ember._composite import FUNCTIONS as _FUNCTIONS
+
+LinAlgError = _C._LinAlgError
+
+_la = _C._linalg
+
+vector_norm = _la.vector_norm
+cholesky = _la.cholesky
+cholesky_ex = _la.cholesky_ex
+det = _la.det
+eigh = _la.eigh
+eigvalsh = _la.eigvalsh
+inv = _la.inv
+inv_ex = _la.inv_ex
+lu = _la.lu
+lu_factor = _la.lu_factor
+lu_factor_ex = _la.lu_factor_ex
+lu_solve = _la.lu_solve
+qr = _la.qr
+slogdet = _la.slogdet
+solve = _la.solve
+solve_ex = _la.solve_ex
+solve_triangular = _la.solve_triangular
+svd = _la.svd
+svdvals = _la.svdvals
+
+matrix_power = _FUNCTIONS["linalg.matrix_power"]
+matrix_exp = _FUNCTIONS["linalg.matrix_exp"]
+pinv = _FUNCTIONS["linalg.pinv"]
+matrix_rank = _FUNCTIONS["linalg.matrix_rank"]
+cond = _FUNCTIONS["linalg.cond"]
+lstsq = _FUNCTIONS["linalg.lstsq"]
+multi_dot = _FUNCTIONS["linalg.multi_dot"]
+vander = _FUNCTIONS["linalg.vander"]
+vecdot = _FUNCTIONS["linalg.vecdot"]
+tensorinv = _FUNCTIONS["linalg.tensorinv"]
+tensorsolve = _FUNCTIONS["linalg.tensorsolve"]
+
+# torch.return_types.linalg_lstsq.
+_LstsqResult = namedtuple("linalg_lstsq", "solution residuals rank singular_values")
+
+
+def _lstsq_result(solution, residuals, rank, singular_values):
+    return _LstsqResult(solution, residuals, rank, singular_values)
+
+
+matrix_norm = _la.matrix_norm
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -22,25 +70,54 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         return vector_norm(A, ord, dim, keepdim, dtype=dtype)
     if dim is None and A.dim() == 1:
         return vector_norm(A, ord, None, keepdim, dtype=dtype)
-    A = A if dtype is None else A.to(dtype)
+    if dtype is not None:
+        A = A.to(dtype)
     return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim)
 
 
-def _missing(name):
+def householder_product(A, tau):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i the i-th column of
+    A below the diagonal and 1 on it (LAPACK's orgqr). With grad, the product is formed with
+    differentiable ops, one reflector at a time (orgqr itself has no backward)."""
+    if not (_C.is_grad_enabled() and (A.requires_grad or tau.requires_grad)):
+        return _la.householder_product(A, tau)
+    if A.dim() < 2 or A.shape[-2] < A.shape[-1]:
+        return _la.householder_product(A, tau)  # its error
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    rows = _C.arange(m, device=A.device).unsqueeze(-1)
+    Q = _C.eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
+    for i in reversed(range(k)):
+        col = A[..., :, i : i + 1]
+        v = _C.where(rows > i, col, (rows == i).to(A.dtype))
+        Q = Q - tau[..., i : i + 1].unsqueeze(-1) * (v @ (v.mT @ Q))
+    return Q
+
+
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along dim (the last by default, unlike torch.cross)."""
+    return _C.cross(input, other, dim=dim)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of a batch of matrices (the last two dims by default)."""
+    return _C.diagonal(A, offset, dim1, dim2)
+
+
+def matmul(input, other):
+    return _C.matmul(input, other)
+
+
+def _complex_missing(name):
     def fn(*args, **kwargs):
         raise NotImplementedError(
-            f"ember.linalg.{name} is not implemented yet (ember has no LAPACK-style "
-            "factorisations so far; see docs/design/ops.md)"
+            f"ember.linalg.{name} returns complex tensors, and ember has no complex dtypes yet "
+            "(docs/design/linalg.md); for a symmetric matrix use linalg.eigh / eigvalsh"
         )
 
     fn.__name__ = name
     return fn
 
 
-solve = _missing("solve")
-inv = _missing("inv")
-det = _missing("det")
-cholesky = _missing("cholesky")
-qr = _missing("qr")
-eigh = _missing("eigh")
-svd = _missing("svd")
+eig = _complex_missing("eig")
+eigvals = _complex_missing("eigvals")

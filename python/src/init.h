@@ -12,16 +12,19 @@ void init_tensor(nb::module_& m);  // tensor.cpp: the Tensor class
 void init_elementwise(
     nb::module_& m);               // elementwise.cpp: elementwise ops, operators, in-place forms
 void init_reduce(nb::module_& m);  // reduce.cpp: sum, mean, max, min, all, any, ...
-void init_statistics(nb::module_& m);    // statistics.cpp: var, std, logsumexp, norms
-void init_softmax(nb::module_& m);       // softmax.cpp: softmax, log_softmax
-void init_view(nb::module_& m);          // view.cpp: views, copies, to() and the dtype casts
-void init_indexing(nb::module_& m);      // indexing.cpp: gather, scatter, index_*, masks
-void init_shape(nb::module_& m);         // shape.cpp: cat, split, flip, pad and the other shape ops
-void init_sort(nb::module_& m);          // sort.cpp: sort, topk, median, unique
-void init_scan(nb::module_& m);          // scan.cpp: cumsum, cumprod, cummax, cummin, logcumsumexp
-void init_creation(nb::module_& m);      // creation.cpp: factories and ember.tensor
-void init_random(nb::module_& m);        // random.cpp: rand*, samplers, in-place samplers
-void init_linalg(nb::module_& m);        // linalg.cpp: matmul, addmm, einsum, ...
+void init_statistics(nb::module_& m);  // statistics.cpp: var, std, logsumexp, norms
+void init_softmax(nb::module_& m);     // softmax.cpp: softmax, log_softmax
+void init_view(nb::module_& m);        // view.cpp: views, copies, to() and the dtype casts
+void init_indexing(nb::module_& m);    // indexing.cpp: gather, scatter, index_*, masks
+void init_shape(nb::module_& m);       // shape.cpp: cat, split, flip, pad and the other shape ops
+void init_sort(nb::module_& m);        // sort.cpp: sort, topk, median, unique
+void init_scan(nb::module_& m);        // scan.cpp: cumsum, cumprod, cummax, cummin, logcumsumexp
+void init_creation(nb::module_& m);    // creation.cpp: factories and ember.tensor
+void init_random(nb::module_& m);      // random.cpp: rand*, samplers, in-place samplers
+void init_linalg(nb::module_& m);      // linalg.cpp: matmul, addmm, einsum, ...
+void init_linalg_factor(nb::module_& m);  // linalg_factor.cpp: factorisations
+// ember._C._LinAlgError (torch.linalg.LinAlgError), a RuntimeError, made by init_linalg_factor.
+PyObject* linalg_error();
 void init_autograd(nb::module_& m);      // autograd.cpp: grad mode, backward, custom functions
 void init_interop(nb::module_& m);       // interop.cpp: NumPy and DLPack
 void init_utils(nb::module_& m);         // utils.cpp: threads, memory, printing, registry

@@ -23,6 +23,9 @@ NB_MODULE(_C, m) {
         case ErrorKind::NotImplemented:
           type = PyExc_NotImplementedError;
           break;
+        case ErrorKind::LinAlg:
+          type = py::linalg_error();
+          break;
         case ErrorKind::Runtime:
           break;
       }
@@ -46,6 +49,7 @@ NB_MODULE(_C, m) {
   py::init_creation(m);
   py::init_random(m);
   py::init_linalg(m);
+  py::init_linalg_factor(m);
   py::init_autograd(m);
   py::init_interop(m);
   py::init_utils(m);

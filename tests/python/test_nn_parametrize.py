@@ -135,3 +135,50 @@ def test_functional_call_swaps_tensors_for_one_call():
     zero = {"weight": ember.zeros(1, 2), "bias": ember.tensor([5.0])}
     assert nn.utils.stateless.functional_call(lin, zero, (x,)).item() == 5.0
     assert lin(x).item() == own
+
+
+@pytest.mark.parametrize(
+    "shape,orthogonal_map,trivial",
+    [
+        ((5, 5), None, True),
+        ((4, 4), "cayley", True),
+        ((6, 3), None, True),
+        ((6, 3), "householder", False),
+        ((3, 6), None, False),
+        ((2, 4, 4), "matrix_exp", True),
+    ],
+)
+def test_orthogonal_keeps_the_weight_orthogonal_while_training(shape, orthogonal_map, trivial):
+    ember.manual_seed(0)
+    module = nn.Module()
+    module.weight = nn.Parameter(ember.randn(*shape, dtype=ember.float64))
+    parametrizations.orthogonal(module, orthogonal_map=orthogonal_map, use_trivialization=trivial)
+
+    def gram_error():
+        w = module.weight.detach().numpy()
+        g = np.swapaxes(w, -1, -2) @ w if shape[-2] >= shape[-1] else w @ np.swapaxes(w, -1, -2)
+        return np.abs(g - np.eye(g.shape[-1])).max()
+
+    assert gram_error() < 1e-12
+    params = list(module.parameters())
+    opt = ember.optim.SGD(params, lr=0.1)
+    before = module.weight.detach().clone()
+    for _ in range(3):
+        loss = (module.weight * ember.arange(shape[-1], dtype=ember.float64)).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert gram_error() < 1e-12
+    assert not ember.allclose(module.weight, before)  # it moved, staying orthogonal
+
+
+def test_orthogonal_assignment_sets_the_weight():
+    lin = nn.Linear(4, 4).double()
+    parametrizations.orthogonal(lin)
+    q = np.linalg.qr(np.random.default_rng(0).standard_normal((4, 4)))[0]
+    lin.weight = ember.tensor(q)
+    np.testing.assert_allclose(lin.weight.detach().numpy(), q, atol=1e-12)
+    with pytest.raises(ValueError, match="orthogonal_map"):
+        parametrizations.orthogonal(nn.Linear(2, 2), orthogonal_map="polar")
+    with pytest.raises(NotImplementedError, match="use_trivialization=False"):
+        parametrizations.orthogonal(nn.Linear(2, 2), use_trivialization=False)

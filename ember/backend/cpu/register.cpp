@@ -10,6 +10,7 @@ void register_kernels(KernelTable& t) {
   register_reduce(t);
   register_softmax(t);
   register_linalg(t);
+  register_linalg_factor(t);
   register_indexing(t);
   register_sort(t);
   register_scan(t);

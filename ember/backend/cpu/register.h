@@ -10,6 +10,7 @@ void register_random(KernelTable& t);
 void register_reduce(KernelTable& t);
 void register_softmax(KernelTable& t);
 void register_linalg(KernelTable& t);
+void register_linalg_factor(KernelTable& t);
 void register_indexing(KernelTable& t);
 void register_sort(KernelTable& t);
 void register_scan(KernelTable& t);

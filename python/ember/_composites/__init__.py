@@ -5,6 +5,7 @@ from ember._composites import (  # noqa: F401
     elementwise,
     indexing,
     linalg,
+    linalg_factor,
     scan,
     shape,
     sort,

@@ -252,40 +252,6 @@ def kaiming_normal_(
         return tensor.normal_(0.0, std, generator=generator)
 
 
-def _orthonormalize_columns(a: Tensor) -> Tensor:
-    """Q of the QR factorisation of a tall matrix a (rows >= cols) with R's diagonal positive,
-    by classical Gram-Schmidt applied twice per column ("CGS2", orthogonal to rounding).
-
-    ember has no QR op yet (ember.linalg.qr raises), so this loops over columns in Python;
-    each step is a few matrix-vector ops. With positive diag(R) this is the Q that PyTorch's
-    orthogonal_ gets after multiplying by sign(diag(R)), so a Gaussian input gives a Haar
-    (uniformly distributed) orthogonal matrix.
-    """
-    rows, cols = a.shape
-    # Q is built transposed (one basis vector per row): ember's matrix @ vector is much faster
-    # than vector @ matrix. Columns go in blocks: a block is first made orthogonal to all
-    # earlier blocks with two matrix products, then column by column within itself, so the
-    # per-column work is on small matrices.
-    at = a.t().contiguous()
-    qt = _C.zeros(cols, rows, dtype=a.dtype)
-    block = 32
-    for start in range(0, cols, block):
-        end = min(start + block, cols)
-        vb = at[start:end]
-        if start > 0:
-            done = qt[:start]
-            for _ in range(2):
-                vb = vb - (vb @ done.t()) @ done
-        for k in range(start, end):
-            v = vb[k - start]
-            if k > start:
-                basis = qt[start:k]
-                for _ in range(2):
-                    v = v - basis.t() @ (basis @ v)
-            qt[k] = v / v.norm()
-    return qt.t()
-
-
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Fills tensor (viewed as rows x numel/rows) with a (semi-)orthogonal matrix times gain:
     orthonormal rows when rows <= cols, orthonormal columns otherwise."""
@@ -298,11 +264,13 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     cols = tensor.numel() // rows
     with no_grad():
         # Float64 for the orthogonalisation, so that float32 results are orthogonal to
-        # float32 rounding.
+        # float32 rounding. Q of the QR factorisation with diag(R) made positive: for a
+        # Gaussian input, a Haar (uniformly distributed) orthogonal matrix, as in PyTorch.
         flattened = _C.empty(rows, cols, dtype=_C.float64).normal_(0.0, 1.0, generator=generator)
         if rows < cols:
             flattened = flattened.t()
-        q = _orthonormalize_columns(flattened.contiguous())
+        q, r = _C._linalg.qr(flattened)
+        q = q * r.diagonal().sign().unsqueeze(0)
         if rows < cols:
             q = q.t()
         tensor.copy_(q.reshape(tensor.shape).to(tensor.dtype))

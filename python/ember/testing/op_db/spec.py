@@ -95,6 +95,9 @@ class OpSpec:
     check: Optional[Callable[[Any, Sample, Any], None]] = None
     creation: bool = False  # called as op(*args, dtype=dtype, **kwargs): builds a new tensor
     noncontiguous: bool = True  # accepts non-contiguous inputs (view does not, by design)
+    # (rtol, atol) per output dtype where the test's defaults are too tight for the op: the
+    # factorisations in float32 lose about cond(A) * eps.
+    tol: Optional[dict] = None
 
 
 def make_array(shape, dtype, rng, low=-3.0, high=3.0, away_from_zero=False) -> np.ndarray:

@@ -151,6 +151,15 @@ def _matrix_norm_samples(dtype, rng):
         out.append(
             Sample((make_array(shape, dtype, rng, away_from_zero=True),), kw, f"{shape} {kw}")
         )
+    if dtype in (ember.float32, ember.float64):
+        # The singular-value norms (LAPACK's SVD: float32 and float64 only).
+        for shape, kw in [
+            ((3, 4), {"ord": "nuc"}),
+            ((2, 3, 4), {"ord": 2}),
+            ((3, 4), {"ord": -2, "keepdim": True}),
+            ((2, 3, 4), {"ord": "nuc", "dim": (0, 2)}),
+        ]:
+            out.append(Sample((make_array(shape, dtype, rng),), kw, f"{shape} {kw}"))
     return out
 
 
@@ -233,10 +242,10 @@ RECORDS = [
         gradgrad=True,
         errors=lambda: [
             ErrorSample(
-                lambda: ember.linalg.matrix_norm(ember.ones(3, 3), "nuc"),
-                NotImplementedError,
-                "singular value",
-                "nuc",
+                lambda: ember.linalg.matrix_norm(ember.ones(3, 3), "max"),
+                RuntimeError,
+                "not supported",
+                "unknown ord",
             ),
             ErrorSample(
                 lambda: ember.linalg.matrix_norm(ember.ones(3)),

@@ -1,0 +1,336 @@
+// CPU kernels of the factorisations (kernels_linalg_factor.h): LAPACK from OpenBLAS, which ships
+// the reference LAPACK routines with its own faster getrf and potrf (docs/design/linalg.md says
+// why LAPACK and why this one). Each matrix of a batch is one LAPACK call on the tensor's memory,
+// which the ops lay out column by column, as LAPACK wants it.
+#include <cblas.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "ember/backend/cpu/register.h"
+#include "ember/backend/kernels.h"
+#include "ember/backend/kernels_linalg_factor.h"
+#include "ember/core/parallel.h"
+
+// LAPACK's Fortran entry points (OpenBLAS exports them; Debian ships no header for them with
+// OpenBLAS). Character arguments are single letters, so the hidden length arguments that
+// gfortran appends are not needed by these routines and are left out, as PyTorch and NumPy do.
+extern "C" {
+void sgetrf_(int* m, int* n, float* a, int* lda, int* ipiv, int* info);
+void dgetrf_(int* m, int* n, double* a, int* lda, int* ipiv, int* info);
+void sgetrs_(const char* trans,
+             int* n,
+             int* nrhs,
+             float* a,
+             int* lda,
+             int* ipiv,
+             float* b,
+             int* ldb,
+             int* info);
+void dgetrs_(const char* trans,
+             int* n,
+             int* nrhs,
+             double* a,
+             int* lda,
+             int* ipiv,
+             double* b,
+             int* ldb,
+             int* info);
+void spotrf_(const char* uplo, int* n, float* a, int* lda, int* info);
+void dpotrf_(const char* uplo, int* n, double* a, int* lda, int* info);
+void sgeqrf_(int* m, int* n, float* a, int* lda, float* tau, float* work, int* lwork, int* info);
+void dgeqrf_(int* m, int* n, double* a, int* lda, double* tau, double* work, int* lwork, int* info);
+void sorgqr_(
+    int* m, int* n, int* k, float* a, int* lda, float* tau, float* work, int* lwork, int* info);
+void dorgqr_(
+    int* m, int* n, int* k, double* a, int* lda, double* tau, double* work, int* lwork, int* info);
+void ssyevd_(const char* jobz,
+             const char* uplo,
+             int* n,
+             float* a,
+             int* lda,
+             float* w,
+             float* work,
+             int* lwork,
+             int* iwork,
+             int* liwork,
+             int* info);
+void dsyevd_(const char* jobz,
+             const char* uplo,
+             int* n,
+             double* a,
+             int* lda,
+             double* w,
+             double* work,
+             int* lwork,
+             int* iwork,
+             int* liwork,
+             int* info);
+void sgesdd_(const char* jobz,
+             int* m,
+             int* n,
+             float* a,
+             int* lda,
+             float* s,
+             float* u,
+             int* ldu,
+             float* vt,
+             int* ldvt,
+             float* work,
+             int* lwork,
+             int* iwork,
+             int* info);
+void dgesdd_(const char* jobz,
+             int* m,
+             int* n,
+             double* a,
+             int* lda,
+             double* s,
+             double* u,
+             int* ldu,
+             double* vt,
+             int* ldvt,
+             double* work,
+             int* lwork,
+             int* iwork,
+             int* info);
+}
+
+namespace ember::cpu {
+namespace {
+
+constexpr DTypeSet kLapackTypes = DTypeSet(kFloat32) | kFloat64;
+
+// The routines of one type: LAPACK's s- (float) and d- (double) forms, so that the kernels below
+// are written once for both.
+template <class T>
+struct Lapack;
+template <>
+struct Lapack<float> {
+  static constexpr auto getrf = sgetrf_;
+  static constexpr auto getrs = sgetrs_;
+  static constexpr auto potrf = spotrf_;
+  static constexpr auto geqrf = sgeqrf_;
+  static constexpr auto orgqr = sorgqr_;
+  static constexpr auto syevd = ssyevd_;
+  static constexpr auto gesdd = sgesdd_;
+  static constexpr auto trsm = cblas_strsm;
+};
+template <>
+struct Lapack<double> {
+  static constexpr auto getrf = dgetrf_;
+  static constexpr auto getrs = dgetrs_;
+  static constexpr auto potrf = dpotrf_;
+  static constexpr auto geqrf = dgeqrf_;
+  static constexpr auto orgqr = dorgqr_;
+  static constexpr auto syevd = dsyevd_;
+  static constexpr auto gesdd = dgesdd_;
+  static constexpr auto trsm = cblas_dtrsm;
+};
+
+// A [B, rows, cols] batch: matrix i's data, its leading dimension, its size.
+template <class T>
+struct Batch {
+  T* data;
+  int rows, cols;
+  int64_t stride;
+  explicit Batch(const Tensor& t)
+      : data(static_cast<T*>(t.data_ptr())),
+        rows(int(t.sizes()[1])),
+        cols(int(t.sizes()[2])),
+        stride(t.sizes()[1] * t.sizes()[2]) {}
+  T* operator[](int64_t i) const { return data + i * stride; }
+  int ld() const { return std::max(rows, 1); }
+};
+
+int* int_data(const Tensor& t) { return static_cast<int*>(t.data_ptr()); }
+
+// LAPACK's workspace query: the routine called with lwork = -1 writes the size it wants.
+template <class T>
+int workspace(T w) {
+  return std::max(1, int(w));
+}
+
+void lu_factor_kernel(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.lu_factor", [&]<class T>() {
+    Batch<T> A(a);
+    const int k = std::min(A.rows, A.cols);
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      int m = A.rows, n = A.cols, lda = A.ld();
+      int* piv = int_data(pivots) + i * k;
+      if (m == 0 || n == 0) {
+        int_data(info)[i] = 0;
+        continue;
+      }
+      Lapack<T>::getrf(&m, &n, A[i], &lda, piv, int_data(info) + i);
+    }
+  });
+}
+
+void lu_solve_kernel(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool trans) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(lu.dtype(), "linalg.lu_solve", [&]<class T>() {
+    Batch<T> A(lu), X(b);
+    if (A.rows == 0 || X.cols == 0) return;
+    for (int64_t i = 0; i < b.sizes()[0]; ++i) {
+      int n = A.rows, k = X.cols, lda = A.ld(), ldb = X.ld(), info = 0;
+      Lapack<T>::getrs(trans ? "T" : "N", &n, &k, A[i], &lda, int_data(pivots) + i * n, X[i], &ldb,
+                       &info);
+    }
+  });
+}
+
+void cholesky_kernel(const Tensor& a, bool upper, const Tensor& info) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.cholesky", [&]<class T>() {
+    Batch<T> A(a);
+    const int n = A.rows;
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      int nn = n, lda = A.ld();
+      int_data(info)[i] = 0;
+      if (n == 0) continue;
+      Lapack<T>::potrf(upper ? "U" : "L", &nn, A[i], &lda, int_data(info) + i);
+      // potrf leaves the other triangle as it was: clear it, so the result is L (or U) alone.
+      T* m = A[i];
+      for (int c = 0; c < n; ++c) {
+        for (int r = 0; r < n; ++r) {
+          if (upper ? r > c : r < c) m[r + int64_t(c) * n] = T(0);
+        }
+      }
+    }
+  });
+}
+
+void triangular_solve_kernel(
+    const Tensor& a, const Tensor& b, bool upper, bool left, bool trans, bool unit) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.solve_triangular", [&]<class T>() {
+    Batch<T> A(a), X(b);
+    if (X.rows == 0 || X.cols == 0) return;
+    for (int64_t i = 0; i < b.sizes()[0]; ++i) {
+      Lapack<T>::trsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
+                      trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, X.rows,
+                      X.cols, T(1), A[i], A.ld(), X[i], X.ld());
+    }
+  });
+}
+
+void geqrf_kernel(const Tensor& a, const Tensor& tau) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.qr", [&]<class T>() {
+    Batch<T> A(a);
+    const int k = std::min(A.rows, A.cols);
+    if (k == 0) return;
+    int m = A.rows, n = A.cols, lda = A.ld(), lwork = -1, info = 0;
+    T query{};
+    Lapack<T>::geqrf(&m, &n, A[0], &lda, static_cast<T*>(tau.data_ptr()), &query, &lwork, &info);
+    lwork = workspace(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      Lapack<T>::geqrf(&m, &n, A[i], &lda, static_cast<T*>(tau.data_ptr()) + i * k, work.data(),
+                       &lwork, &info);
+    }
+  });
+}
+
+void orgqr_kernel(const Tensor& a, const Tensor& tau) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.householder_product", [&]<class T>() {
+    Batch<T> A(a);
+    int m = A.rows, n = A.cols, k = int(tau.sizes()[1]), lda = A.ld(), lwork = -1, info = 0;
+    if (m == 0 || n == 0) return;
+    T query{};
+    Lapack<T>::orgqr(&m, &n, &k, A[0], &lda, static_cast<T*>(tau.data_ptr()), &query, &lwork,
+                     &info);
+    lwork = workspace(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      Lapack<T>::orgqr(&m, &n, &k, A[i], &lda, static_cast<T*>(tau.data_ptr()) + i * k, work.data(),
+                       &lwork, &info);
+    }
+  });
+}
+
+void eigh_kernel(const Tensor& a, const Tensor& w, bool upper, bool vectors, const Tensor& info) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.eigh", [&]<class T>() {
+    Batch<T> A(a);
+    int n = A.rows, lda = A.ld(), lwork = -1, liwork = -1;
+    if (n == 0) {
+      std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
+      return;
+    }
+    const char* jobz = vectors ? "V" : "N";
+    const char* uplo = upper ? "U" : "L";
+    T query{};
+    int iquery = 0;
+    Lapack<T>::syevd(jobz, uplo, &n, A[0], &lda, static_cast<T*>(w.data_ptr()), &query, &lwork,
+                     &iquery, &liwork, int_data(info));
+    lwork = workspace(query);
+    liwork = std::max(1, iquery);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    std::vector<int> iwork(static_cast<size_t>(liwork));
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      Lapack<T>::syevd(jobz, uplo, &n, A[i], &lda, static_cast<T*>(w.data_ptr()) + i * n,
+                       work.data(), &lwork, iwork.data(), &liwork, int_data(info) + i);
+    }
+  });
+}
+
+void svd_kernel(const Tensor& a,
+                const Tensor& s,
+                const Tensor& u,
+                const Tensor& vh,
+                bool full,
+                bool vectors,
+                const Tensor& info) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.svd", [&]<class T>() {
+    Batch<T> A(a);
+    int m = A.rows, n = A.cols, lda = A.ld();
+    const int k = std::min(m, n);
+    if (k == 0) {
+      std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
+      return;
+    }
+    const char* jobz = !vectors ? "N" : full ? "A" : "S";
+    // Without vectors LAPACK still wants valid leading dimensions and pointers.
+    T dummy{};
+    const int ucols = vectors ? int(u.sizes()[2]) : 1;
+    const int vrows = vectors ? int(vh.sizes()[1]) : 1;
+    int ldu = vectors ? std::max(m, 1) : 1, ldvt = vectors ? std::max(vrows, 1) : 1;
+    const int64_t ustride = int64_t(m) * ucols, vstride = int64_t(vrows) * n;
+    T* U = vectors ? static_cast<T*>(u.data_ptr()) : &dummy;
+    T* VT = vectors ? static_cast<T*>(vh.data_ptr()) : &dummy;
+    std::vector<int> iwork(static_cast<size_t>(8 * k));
+    int lwork = -1;
+    T query{};
+    Lapack<T>::gesdd(jobz, &m, &n, A[0], &lda, static_cast<T*>(s.data_ptr()), U, &ldu, VT, &ldvt,
+                     &query, &lwork, iwork.data(), int_data(info));
+    lwork = workspace(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      Lapack<T>::gesdd(jobz, &m, &n, A[i], &lda, static_cast<T*>(s.data_ptr()) + i * k,
+                       vectors ? U + i * ustride : U, &ldu, vectors ? VT + i * vstride : VT, &ldvt,
+                       work.data(), &lwork, iwork.data(), int_data(info) + i);
+    }
+  });
+}
+
+const LinalgFactorKernels kLinalgFactorKernels = {
+    .lu_factor = &lu_factor_kernel,
+    .lu_solve = &lu_solve_kernel,
+    .cholesky = &cholesky_kernel,
+    .triangular_solve = &triangular_solve_kernel,
+    .geqrf = &geqrf_kernel,
+    .orgqr = &orgqr_kernel,
+    .eigh = &eigh_kernel,
+    .svd = &svd_kernel,
+};
+
+}  // namespace
+
+void register_linalg_factor(KernelTable& t) { t.linalg_factor = &kLinalgFactorKernels; }
+
+}  // namespace ember::cpu

@@ -1,0 +1,59 @@
+// Kernel slots of the matrix factorisations and the solvers built on them (ops/linalg_factor.cpp):
+// LU, Cholesky, QR, the symmetric eigendecomposition, the SVD and triangular solves.
+//
+// Every matrix argument is a 3-d [B, rows, cols] tensor laid out column by column (strides
+// [rows * cols, 1, rows]: LAPACK's layout), float32 or float64, dense; the kernels work on each of
+// the B matrices in place. Integer outputs (pivots, info) are int32 [B, ...] tensors, as LAPACK
+// writes them. `info[i]` is LAPACK's status of matrix i: 0, or > 0 when the matrix is singular
+// (LU: U[info-1, info-1] is 0), not positive-definite (Cholesky: the leading minor of order info
+// is not), or the algorithm did not converge (eigh, svd). The ops turn it into errors.
+#pragma once
+
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+struct LinalgFactorKernels {
+  // LU with partial pivoting: a [B, m, n] becomes L (unit diagonal, not stored) and U; pivots
+  // [B, min(m, n)] gets LAPACK's 1-based row interchanges.
+  using LuFactor = void (*)(const Tensor& a, const Tensor& pivots, const Tensor& info);
+  // Solves A x = b (trans: A^T x = b) for b [B, n, k], overwritten by x, from lu_factor's lu and
+  // pivots of A [B, n, n].
+  using LuSolve = void (*)(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool trans);
+  // Cholesky: a [B, n, n] becomes L (upper: U with A = U^T U); the other triangle is zeroed.
+  using Cholesky = void (*)(const Tensor& a, bool upper, const Tensor& info);
+  // b becomes op(A)^-1 b (left) or b op(A)^-1 (right), A [B, n, n] triangular (upper or lower,
+  // unit: its diagonal taken as ones), op(A) = A or A^T (trans).
+  using TriangularSolve =
+      void (*)(const Tensor& a, const Tensor& b, bool upper, bool left, bool trans, bool unit);
+  // Householder QR: a [B, m, n] becomes R (upper triangle) and the reflectors (below it); tau
+  // [B, min(m, n)] their scales.
+  using Geqrf = void (*)(const Tensor& a, const Tensor& tau);
+  // The product of the k = tau.size(1) reflectors held in a [B, m, n] (m >= n >= k), overwritten
+  // by its first n columns.
+  using Orgqr = void (*)(const Tensor& a, const Tensor& tau);
+  // Symmetric eigendecomposition from a's upper or lower triangle: w [B, n] the eigenvalues in
+  // ascending order; a becomes the eigenvectors (columns) when vectors, else is destroyed.
+  using Eigh =
+      void (*)(const Tensor& a, const Tensor& w, bool upper, bool vectors, const Tensor& info);
+  // SVD of a [B, m, n] (destroyed): s [B, k] descending, k = min(m, n); with vectors, u [B, m, m]
+  // and vh [B, n, n] (full) or [B, m, k] and [B, k, n].
+  using Svd = void (*)(const Tensor& a,
+                       const Tensor& s,
+                       const Tensor& u,
+                       const Tensor& vh,
+                       bool full,
+                       bool vectors,
+                       const Tensor& info);
+
+  LuFactor lu_factor = nullptr;
+  LuSolve lu_solve = nullptr;
+  Cholesky cholesky = nullptr;
+  TriangularSolve triangular_solve = nullptr;
+  Geqrf geqrf = nullptr;
+  Orgqr orgqr = nullptr;
+  Eigh eigh = nullptr;
+  Svd svd = nullptr;
+};
+
+}  // namespace ember

@@ -63,6 +63,7 @@ from ember._utils import (  # noqa: E402
     result_type,
     set_printoptions,
 )
+from ember._view_copies import install as _install_view_copies  # noqa: E402
 from ember.amp import GradScaler  # noqa: E402
 from ember.autograd.anomaly_mode import (  # noqa: E402
     is_anomaly_check_nan_enabled,
@@ -81,6 +82,7 @@ from ember.serialization import *  # noqa: E402, F403
 globals().update(_make_legacy_types("ember", "cpu"))  # ember.FloatTensor & co
 _install_tensor_methods()
 _install_linalg_names(globals())
+_install_view_copies(globals())
 nn.functional._install_top_level(globals(), Tensor)  # noqa: F405  (ember.cosine_similarity & co)
 
 __version__ = "0.1.0"

@@ -4,7 +4,7 @@ their gradients come from the in-place-on-view rule (Note [In-place ops on views
 
 from ember import _C
 from ember._composite import composite
-from ember._composites._dtypes import ALL
+from ember._composites._dtypes import ALL, NUMERIC
 
 
 def _check_src(name, view, src):
@@ -67,7 +67,7 @@ def put(input, index, source, accumulate=False):
     return flat.reshape(input.shape)
 
 
-@composite("indexing", ALL, differentiable=False)
+@composite("indexing", ALL, differentiable=False, method=True)
 def nonzero_static(input, *, size, fill_value=-1):
     """The first `size` indices of nonzero elements ([size, input.dim()]), padded with
     fill_value: nonzero with a fixed output size."""
@@ -81,3 +81,21 @@ def nonzero_static(input, *, size, fill_value=-1):
         return idx[:size]
     pad = _C.full((size - idx.shape[0], idx.shape[1]), fill_value, dtype=_C.int64)
     return _C.cat([idx, pad], 0)
+
+
+@composite("indexing", NUMERIC, method=True, inplace_dtypes=NUMERIC)
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """input with the slices of source reduced into its slices index[i] along dim: "prod",
+    "mean", "amax" or "amin" (scatter_reduce over index spread along dim)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"[index_reduce] reduce argument must be either prod, mean, amax or amin, got {reduce}"
+        )
+    if index.dim() > 1:
+        raise IndexError("[index_reduce] Index is supposed to be a vector")
+    d = dim % input.dim() if input.dim() else 0
+    shape = [1] * source.dim()
+    if source.dim():
+        shape[d] = -1
+    spread = index.reshape(shape).expand(source.shape)
+    return input.scatter_reduce(d, spread, source, reduce, include_self=include_self)

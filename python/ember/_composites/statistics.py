@@ -218,7 +218,7 @@ def renorm(input, p, dim, maxnorm):
     return input * factor
 
 
-@composite("statistics", FLOAT32_64, differentiable=False)
+@composite("statistics", FLOAT32_64, differentiable=False, method=True)
 def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """(hist, bin_edges), as numpy.histogram: bins equal bins over range (the data's by
     default) or the given edges."""
@@ -253,3 +253,186 @@ class _Histogram(tuple):
 
     hist = property(lambda self: self[0])
     bin_edges = property(lambda self: self[1])
+
+
+@composite("statistics", FLOAT32_64, differentiable=False)
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    """(hist, bin_edges) of the points input [N, D] (leading dims flattened): bins an int, a list
+    of D ints or a list of D edge tensors; range a flat list of D (min, max) pairs."""
+    import builtins
+
+    D = input.shape[-1]
+    x = input.reshape(-1, D)
+    if isinstance(bins, int):
+        bins = [bins] * D
+    edges = []
+    for d in builtins.range(D):
+        b = bins[d]
+        if isinstance(b, _C.Tensor):
+            edges.append(b.to(input.dtype))
+            continue
+        if range is not None:
+            lo, hi = float(range[2 * d]), float(range[2 * d + 1])
+        elif x.shape[0]:
+            lo, hi = float(x[:, d].min()), float(x[:, d].max())
+        else:
+            lo, hi = 0.0, 1.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(_C.linspace(lo, hi, int(b) + 1, dtype=input.dtype))
+    sizes = [e.numel() - 1 for e in edges]
+    inside = _C.ones(x.shape[0], dtype=_C.bool)
+    flat = _C.zeros(x.shape[0], dtype=_C.int64)
+    for d, e in enumerate(edges):
+        col = x[:, d].contiguous()
+        inside = inside & (col >= e[0]) & (col <= e[-1])
+        idx = (_C.searchsorted(e, col, right=True) - 1).clamp(0, sizes[d] - 1)
+        flat = flat * sizes[d] + idx
+    w = _C.ones(x.shape[0], dtype=input.dtype) if weight is None else weight.reshape(-1)
+    w = _C.where(inside, w.to(input.dtype), _C.zeros_like(w, dtype=input.dtype))
+    total = 1
+    for n in sizes:
+        total *= n
+    hist = _C.zeros(total, dtype=input.dtype).index_add(0, flat, w).reshape(sizes)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * D
+            shape[d] = sizes[d]
+            hist = hist / (e[1:] - e[:-1]).reshape(shape)
+    return _HistogramDD(hist, edges)
+
+
+class _HistogramDD(tuple):
+    """torch.return_types.histogramdd: (hist, bin_edges)."""
+
+    def __new__(cls, hist, bin_edges):
+        return super().__new__(cls, (hist, bin_edges))
+
+    hist = property(lambda self: self[0])
+    bin_edges = property(lambda self: self[1])
+
+
+@composite("statistics", NUMERIC, method=True)
+def mode(input, dim=-1, keepdim=False):
+    """(values, indices): the most frequent value along dim (the smallest of equally frequent
+    ones) and the index of its last occurrence."""
+    import builtins
+
+    d = dim % input.dim() if input.dim() else 0
+    x = input.movedim(d, -1) if input.dim() else input.reshape(1)
+    n = x.shape[-1]
+    if n == 0:
+        raise IndexError("[mode] cannot compute mode of an empty dimension")
+    rows = x.reshape(-1, n)
+    values, order = rows.sort(-1, stable=True)
+    vals, idxs = [], []
+    for v, o in zip(values.tolist(), order.tolist()):
+        best, best_count, best_end, start = None, 0, 0, 0
+        for i in builtins.range(1, n + 1):
+            if i == n or v[i] != v[start]:
+                if i - start > best_count:
+                    best, best_count, best_end = v[start], i - start, i
+                start = i
+        run = o[best_end - best_count : best_end]
+        vals.append(best)
+        idxs.append(max(run))
+    out_shape = x.shape[:-1]
+    index = _C.tensor(idxs, dtype=_C.int64).reshape(out_shape)
+    if input.dim():
+        values_out = input.gather(d, index.unsqueeze(d)).squeeze(d)
+    else:
+        values_out = input.clone()
+        index = index.reshape(())
+    if keepdim and input.dim():
+        values_out, index = values_out.unsqueeze(d), index.unsqueeze(d)
+    return _Mode(values_out, index)
+
+
+class _Mode(tuple):
+    """torch.return_types.mode: (values, indices)."""
+
+    def __new__(cls, values, indices):
+        return super().__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+
+@composite("statistics", FLOATING)
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """The derivatives of input along each of dim (all dims by default) by second-order central
+    differences inside and one-sided differences of edge_order at the ends, as numpy.gradient.
+    spacing: one number, one number per dim, or per dim a 1-d tensor of coordinates."""
+    import builtins
+
+    if edge_order not in (1, 2):
+        raise RuntimeError(
+            "[gradient] torch.gradient only supports edge_order=1 and edge_order=2, got "
+            f"{edge_order}"
+        )
+    if dim is None:
+        dims = list(builtins.range(input.dim()))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    dims = [d % input.dim() for d in dims]
+    if isinstance(spacing, (int, float)):
+        spacing = [spacing] * len(dims)
+    elif isinstance(spacing, _C.Tensor) and spacing.dim() == 0:
+        spacing = [float(spacing)] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) != len(dims):
+        raise RuntimeError(
+            f"[gradient] expected spacing to be unspecified, a scalar or a list of length "
+            f"{len(dims)}, got a list of length {len(spacing)}"
+        )
+    outs = []
+    for d, h in zip(dims, spacing):
+        n = input.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(
+                f"[gradient] each dimension must have at least edge_order+1 elements, dim {d} "
+                f"has {n}"
+            )
+
+        def sl(a, b, d=d):
+            return input.narrow(d, a, b - a)
+
+        shape = [1] * input.dim()
+        shape[d] = -1
+        if isinstance(h, _C.Tensor) and h.dim() == 1:
+            x = h.to(input.dtype)
+            dx = x[1:] - x[:-1]
+            hl, hr = dx[:-1].reshape(shape), dx[1:].reshape(shape)
+            interior = (
+                hl * hl * sl(2, n) - hr * hr * sl(0, n - 2) + (hr * hr - hl * hl) * sl(1, n - 1)
+            ) / (hl * hr * (hl + hr))
+            if edge_order == 1:
+                first = (sl(1, 2) - sl(0, 1)) / dx[0]
+                last = (sl(n - 1, n) - sl(n - 2, n - 1)) / dx[-1]
+            else:
+                h1, h2 = dx[0], dx[1]
+                first = (
+                    -(2 * h1 + h2) / (h1 * (h1 + h2)) * sl(0, 1)
+                    + (h1 + h2) / (h1 * h2) * sl(1, 2)
+                    - h1 / (h2 * (h1 + h2)) * sl(2, 3)
+                )
+                h1, h2 = dx[-1], dx[-2]
+                last = (
+                    h1 / (h2 * (h1 + h2)) * sl(n - 3, n - 2)
+                    - (h1 + h2) / (h1 * h2) * sl(n - 2, n - 1)
+                    + (2 * h1 + h2) / (h1 * (h1 + h2)) * sl(n - 1, n)
+                )
+        else:
+            h = float(h)
+            interior = (sl(2, n) - sl(0, n - 2)) / (2 * h)
+            if edge_order == 1:
+                first = (sl(1, 2) - sl(0, 1)) / h
+                last = (sl(n - 1, n) - sl(n - 2, n - 1)) / h
+            else:
+                first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+                last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
+        outs.append(_C.cat([first, interior, last], d))
+    return tuple(outs)

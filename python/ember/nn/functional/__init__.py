@@ -44,8 +44,27 @@ _PARTS = (
 __all__ = [name for part in _PARTS for name in part.__all__]
 
 
+from ember import _C as _C  # noqa: E402
+from ember.nn.functional import aten as _aten  # noqa: E402
+from ember.nn.functional._dispatch import assert_int_or_pair, boolean_dispatch  # noqa: E402, F401
+from ember.overrides import (  # noqa: E402, F401
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
+
+Tensor = _C.Tensor
+pdist = _aten.pdist
+conv_tbc = _aten.conv_tbc
+native_channel_shuffle = _aten.native_channel_shuffle
+
+
 def _install_top_level(namespace, tensor) -> None:
-    """PyTorch also has some of these at torch.* (and as Tensor methods): the same functions."""
+    """PyTorch also has some of these at torch.* (and as Tensor methods): the same functions,
+    and the ATen-named forms of nn/functional/aten.py."""
+    for name in _aten.NAMES:
+        namespace.setdefault(name, getattr(_aten, name))
     for name in (
         "cosine_similarity",
         "pairwise_distance",

@@ -17,6 +17,7 @@ from ember.testing.op_db.spec import (
     OpSpec,
     Sample,
     array_cases,
+    inplace_of,
     make_array,
 )
 
@@ -896,5 +897,65 @@ COMPOSITES = [
 ]
 
 
+def _np_index_reduce(a, dim, index, source, reduce, include_self=True):
+    index = np.asarray(getattr(index, "array", index))
+    res = np.moveaxis(np.array(a, dtype=np.float64), dim, 0)
+    src = np.moveaxis(source, dim, 0)
+    groups = {}
+    for i, j in enumerate(index):
+        groups.setdefault(int(j), []).append(src[i])
+    for j, items in groups.items():
+        stack = np.stack(items + ([res[j]] if include_self else []))
+        if reduce == "prod":
+            res[j] = stack.prod(0)
+        elif reduce == "mean":
+            res[j] = stack.mean(0)
+        elif reduce == "amax":
+            res[j] = stack.max(0)
+        else:
+            res[j] = stack.min(0)
+    return np.moveaxis(res, 0, dim)
+
+
+def _index_reduce_samples(dtype, rng):
+    out = []
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            a = make_array((4, 3), dtype, rng, 1, 3)
+            src = make_array((5, 3), dtype, rng, 1, 3)
+            out.append(
+                Sample(
+                    (a, 0, idx([0, 2, 0, 3, 2]), src, reduce),
+                    {"include_self": include_self},
+                    f"{reduce} include_self={include_self}",
+                    grad=reduce in ("prod", "mean"),
+                )
+            )
+    a, src = make_array((2, 4), dtype, rng, 1, 3), make_array((2, 2), dtype, rng, 1, 3)
+    out.append(Sample((a, 1, idx([3, 0]), src, "amax"), {}, "dim 1", grad=False))
+    return out
+
+
+COMPOSITES += [
+    OpSpec(
+        "index_reduce",
+        lambda a, dim, index, source, reduce, **kw: ember.index_reduce(
+            a, dim, index, source, reduce, **kw
+        ),
+        _np_index_reduce,
+        NUMERIC,
+        _index_reduce_samples,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.ones(2).index_reduce(0, ember.tensor([0]), ember.ones(1), "sum"),
+                RuntimeError,
+                "prod, mean, amax or amin",
+                "reduce",
+            )
+        ],
+    ),
+]
+
+
 def records():
-    return RECORDS + COMPOSITES
+    return RECORDS + COMPOSITES + [inplace_of(s) for s in COMPOSITES if s.name == "index_reduce"]

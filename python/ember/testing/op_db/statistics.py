@@ -3,6 +3,8 @@ logsumexp, the vector and matrix norms and norm."""
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 import ember
@@ -455,6 +457,103 @@ COMPOSITES = [
         ),
         grad=False,
     ),
+]
+
+
+def _np_histogramdd(a, bins=10, range=None, weight=None, density=False):
+    pts = a.reshape(-1, a.shape[-1])
+    rng = (
+        None
+        if range is None
+        else [(range[2 * i], range[2 * i + 1]) for i in builtins.range(a.shape[-1])]
+    )
+    hist, edges = np.histogramdd(pts, bins, range=rng, density=density)
+    return (hist, *edges)
+
+
+def _histogramdd(x, bins=10, **kw):
+    hist, edges = ember.histogramdd(x, bins, **kw)
+    return (hist, *edges)
+
+
+def _np_mode(a, dim=-1, keepdim=False):
+    x = np.moveaxis(np.asarray(a), dim, -1)
+    flat = x.reshape(-1, x.shape[-1])
+    vals, idxs = [], []
+    for row in flat:
+        uniq, counts = np.unique(row, return_counts=True)
+        v = uniq[np.argmax(counts)]  # the smallest of the most frequent
+        vals.append(v)
+        idxs.append(np.nonzero(row == v)[0].max())
+    vals = np.array(vals).reshape(x.shape[:-1])
+    idxs = np.array(idxs).reshape(x.shape[:-1])
+    if keepdim:
+        vals, idxs = np.expand_dims(vals, dim), np.expand_dims(idxs, dim)
+    return vals, idxs
+
+
+def _mode_samples(dtype, rng):
+    out = []
+    for shape, kw in [((3, 7), {}), ((4, 5), {"dim": 0}), ((2, 3, 6), {"dim": 1, "keepdim": True})]:
+        a = rng.integers(0, 3, size=shape).astype(np.float64)
+        out.append(Sample((a,), kw, f"{shape} {kw}", grad=False))
+    return out
+
+
+def _gradient(x, **kw):
+    return ember.gradient(x, **kw)
+
+
+def _np_gradient(a, spacing=1, dim=None, edge_order=1):
+    axes = (
+        tuple(builtins.range(a.ndim))
+        if dim is None
+        else ((dim,) if isinstance(dim, int) else tuple(dim))
+    )
+    if isinstance(spacing, (int, float)):
+        spacing = [spacing] * len(axes)
+    spacing = [
+        np.asarray(h.numpy() if hasattr(h, "numpy") else h, dtype=np.float64) for h in spacing
+    ]
+    out = np.gradient(a, *spacing, axis=axes, edge_order=edge_order)
+    return tuple(out) if isinstance(out, (list, tuple)) else (out,)
+
+
+def _gradient_samples(dtype, rng):
+    return [
+        Sample((make_array((6,), dtype, rng),), {}, "1-d"),
+        Sample((make_array((4, 5), dtype, rng),), {"spacing": 0.5}, "2-d spacing"),
+        Sample((make_array((4, 5), dtype, rng),), {"dim": 1, "edge_order": 2}, "edge_order=2"),
+        Sample(
+            (make_array((5, 3), dtype, rng),),
+            {"spacing": [ember.tensor([0.0, 0.5, 1.5, 1.75, 3.0], dtype=ember.float64)], "dim": 0},
+            "coordinates",
+        ),
+    ]
+
+
+COMPOSITES += [
+    OpSpec(
+        "histogramdd",
+        _histogramdd,
+        _np_histogramdd,
+        [ember.float32, ember.float64],
+        lambda d, r: [
+            Sample((make_array((40, 2), d, r),), {"bins": [3, 4]}, "bins list", grad=False),
+            Sample(
+                (make_array((30, 3), d, r),),
+                {"bins": 2, "range": [-2.0, 2.0] * 3},
+                "range",
+                grad=False,
+            ),
+            Sample(
+                (make_array((30, 2), d, r),), {"bins": 3, "density": True}, "density", grad=False
+            ),
+        ],
+        grad=False,
+    ),
+    OpSpec("mode", ember.mode, _np_mode, NUMERIC, _mode_samples, grad=False),
+    OpSpec("gradient", _gradient, _np_gradient, FLOATING, _gradient_samples),
 ]
 
 

@@ -51,7 +51,9 @@ from ember import (  # noqa: E402
 )
 from ember._compile import compile  # noqa: E402
 from ember._frontend import *  # noqa: E402, F403
+from ember._frontend import install_more_tensor_methods as _install_more_tensor_methods  # noqa: E402
 from ember._frontend import install_tensor_methods as _install_tensor_methods  # noqa: E402
+from ember._inplace_views import install as _install_inplace_views  # noqa: E402
 from ember._legacy import make_types as _make_legacy_types  # noqa: E402
 from ember._linalg_torch import install as _install_linalg_names  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
@@ -83,6 +85,26 @@ globals().update(_make_legacy_types("ember", "cpu"))  # ember.FloatTensor & co
 _install_tensor_methods()
 _install_linalg_names(globals())
 _install_view_copies(globals())
+_install_inplace_views(globals())
+_install_more_tensor_methods(globals())
 nn.functional._install_top_level(globals(), Tensor)  # noqa: F405  (ember.cosine_similarity & co)
 
 __version__ = "0.1.0"
+
+# Modules that read the names above when imported.
+from ember import (  # noqa: E402
+    _symbolic,
+    cpu,
+    functional,
+    futures,
+    overrides,
+    return_types,
+    testing,
+    torch_version,
+    types,
+)
+
+globals().update({name: getattr(_symbolic, name) for name in _symbolic.NAMES})
+from ember.cpu import Event, Stream  # noqa: E402, F401
+from ember.futures import Future, fork, wait  # noqa: E402, F401
+from ember.nn import ModuleDict, ParameterDict  # noqa: E402, F401

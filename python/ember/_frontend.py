@@ -578,6 +578,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 __all__ = [
     "AcceleratorError",
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "empty_permuted",
+    "get_device_module",
+    "to_dlpack",
+    "vander",
     "OutOfMemoryError",
     "cond",
     "get_device",
@@ -597,3 +603,155 @@ __all__ = [
     "set_flush_denormal", "set_num_interop_threads", "set_warn_always", "strided", "typename",
     "use_deterministic_algorithms", "zero_",
 ]  # fmt: skip
+
+
+# ---- smaller torch-level names ------------------------------------------------------------------
+
+
+def _torch_range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """The deprecated inclusive range: start, start + step, ... up to end included, in the
+    default float dtype."""
+    import warnings
+
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior "
+        "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
+        "values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    n = int((end - start) / step) + 1 if (end - start) / step >= 0 else 0
+    dtype = dtype if dtype is not None else _C.get_default_dtype()
+    out = _C.arange(n, dtype=_C.float64, device=device) * step + start
+    return out.to(dtype).requires_grad_(requires_grad)
+
+
+def empty_permuted(
+    size,
+    physical_layout,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+):
+    """An uninitialised tensor of `size` whose memory holds its dims in physical_layout's order
+    (physical_layout[0] outermost)."""
+    physical = [size[d] for d in physical_layout]
+    out = _C.empty(physical, dtype=dtype, device=device)
+    inverse = [0] * len(physical_layout)
+    for i, d in enumerate(physical_layout):
+        inverse[d] = i
+    return out.permute(*inverse).requires_grad_(requires_grad)
+
+
+def get_device_module(device=None):
+    """The module of a device type: ember.cuda for "cuda", ember.cpu for "cpu" (the current
+    accelerator's when device is None)."""
+    import ember
+
+    kind = (
+        ("cuda" if ember.cuda.is_available() else "cpu")
+        if device is None
+        else (device.type if isinstance(device, _C.device) else str(device).split(":")[0])
+    )
+    if kind == "cuda":
+        return ember.cuda
+    if kind == "cpu":
+        return ember.cpu
+    raise RuntimeError(
+        f"Device '{kind}' does not have a corresponding module registered as 'ember.{kind}'."
+    )
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule sharing tensor's memory (torch.utils.dlpack.to_dlpack)."""
+    return tensor.__dlpack__()
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of 1-d x: columns x^(N-1), ..., x^0 (increasing: x^0 first)."""
+    import ember
+
+    if x.dim() != 1:
+        raise RuntimeError("[vander] x must be a one-dimensional tensor.")
+    out = ember.linalg.vander(x, N=N)
+    return out if increasing else out.flip(-1)
+
+
+class DisableTorchFunctionSubclass:
+    """Context in which Tensor subclasses' __torch_function__ is not consulted: ember's functions
+    never consult it, so it changes nothing."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+class DisableTorchFunction(DisableTorchFunctionSubclass):
+    """As DisableTorchFunctionSubclass, for every __torch_function__."""
+
+
+def _dist(self, other, p=2):
+    import ember
+
+    return ember.dist(self, other, p)
+
+
+def _map2_(self, x, y, callable):
+    """self[i] = callable(self[i], x[i], y[i]) for CPU tensors of self's shape (broadcast)."""
+    xb, yb = x.expand_as(self), y.expand_as(self)
+    values = [
+        callable(a, b, c)
+        for a, b, c in zip(
+            self.reshape(-1).tolist(), xb.reshape(-1).tolist(), yb.reshape(-1).tolist()
+        )
+    ]
+    self.copy_(_C.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _module_load(self, other, assign=False):
+    """What Module.load_state_dict stores for this parameter or buffer: other itself with
+    assign, else self with other's values copied in (both detached)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+def _reinforce(self, reward):
+    raise RuntimeError(
+        "reinforce() was removed.\nUse torch.distributions instead.\nSee "
+        "https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\nprobs = "
+        "policy_network(state)\naction = probs.multinomial()\nnext_state, reward = "
+        "env.step(action)\naction.reinforce(reward)\naction.backward()\n\nUse:\n\nprobs = "
+        "policy_network(state)\n# NOTE: categorical is equivalent to what used to be called "
+        "multinomial\nm = torch.distributions.Categorical(probs)\naction = m.sample()\n"
+        "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n"
+        "loss.backward()"
+    )
+
+
+def install_more_tensor_methods(namespace) -> None:
+    """The smaller Tensor methods and torch-level names above."""
+    from ember._tensor import _inplace_from
+
+    T = _C.Tensor
+    for name, method in (
+        ("dist", _dist),
+        ("map2_", _map2_),
+        ("module_load", _module_load),
+        ("reinforce", _reinforce),
+        ("is_inference", is_inference),
+        ("addr_", _inplace_from("addr", namespace.get("addr"))),
+        ("put_", _inplace_from("put", namespace.get("put"))),
+    ):
+        if not hasattr(T, name):
+            setattr(T, name, method)
+    namespace.setdefault("negative_", T.neg_)
+    namespace.setdefault("range", _torch_range)

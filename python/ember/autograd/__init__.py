@@ -72,4 +72,60 @@ def grad(
     return result
 
 
-from ember.autograd import functional, graph  # noqa: E402, F401  (built on grad, above)
+from ember.autograd import (  # noqa: E402, F401  (built on grad, above)
+    forward_ad,  # noqa: E402, F401
+    functional,
+    graph,
+)
+
+
+def __getattr__(name):
+    # torch.autograd re-exports the __torch_function__ helpers; ember.overrides needs ember.nn,
+    # which is built after this package.
+    if name in ("handle_torch_function", "has_torch_function", "is_tensor_like"):
+        import ember.overrides
+
+        return getattr(ember.overrides, name)
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
+
+
+_multithreading = True
+
+
+class set_multithreading_enabled:
+    """torch.autograd.set_multithreading_enabled: whether backward may run device work on the
+    engine's worker threads. ember's engine runs backward on the calling thread for every
+    device, so the flag is kept for is_multithreading_enabled and changes nothing else."""
+
+    def __init__(self, mode: bool) -> None:
+        global _multithreading
+        self.prev = _multithreading
+        _multithreading = bool(mode)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> None:
+        global _multithreading
+        _multithreading = self.prev
+
+
+def is_multithreading_enabled() -> bool:
+    return _multithreading
+
+
+def is_view_replay_enabled() -> bool:
+    """False: ember does not replay view ops on a view's base (views keep their own history)."""
+    return False
+
+
+def kineto_available() -> bool:
+    """False: ember's builds have no Kineto profiler."""
+    return False
+
+
+class DeviceType:
+    """The device kinds of autograd's profiler records (torch.autograd.DeviceType)."""
+
+    CPU = 0
+    CUDA = 1

@@ -11,6 +11,7 @@ from ember.nn.functional import (
     activation,
     attention,
     conv,
+    dispatch,
     distance,
     dropouts,
     embeddings,
@@ -24,6 +25,7 @@ from ember.nn.functional import (
 from ember.nn.functional.activation import *  # noqa: F403
 from ember.nn.functional.attention import *  # noqa: F403
 from ember.nn.functional.conv import *  # noqa: F403
+from ember.nn.functional.dispatch import *  # noqa: F403
 from ember.nn.functional.distance import *  # noqa: F403
 from ember.nn.functional.dropouts import *  # noqa: F403
 from ember.nn.functional.embeddings import *  # noqa: F403
@@ -38,33 +40,28 @@ from ember.nn.functional.shape import *  # noqa: F403
 # F.embedding) once the star imports bind the functions.
 _PARTS = (
     activation, shape, conv, pool, resample, sampling, norm, dropouts, loss, embeddings, distance,
-    attention,
+    attention, dispatch,
 )  # fmt: skip
 
 __all__ = [name for part in _PARTS for name in part.__all__]
 
 
-from ember import _C as _C  # noqa: E402
-from ember.nn.functional import aten as _aten  # noqa: E402
-from ember.nn.functional._dispatch import assert_int_or_pair, boolean_dispatch  # noqa: E402, F401
-from ember.overrides import (  # noqa: E402, F401
-    handle_torch_function,
-    has_torch_function,
-    has_torch_function_unary,
-    has_torch_function_variadic,
-)
+def __getattr__(name):
+    # F.grad is the module torch.nn.grad (imported lazily: ember.nn imports this package first).
+    if name == "grad":
+        import ember.nn.grad
 
-Tensor = _C.Tensor
-pdist = _aten.pdist
-conv_tbc = _aten.conv_tbc
-native_channel_shuffle = _aten.native_channel_shuffle
+        return ember.nn.grad
+    raise AttributeError(f"module 'ember.nn.functional' has no attribute '{name}'")
 
 
 def _install_top_level(namespace, tensor) -> None:
     """PyTorch also has some of these at torch.* (and as Tensor methods): the same functions,
-    and the ATen-named forms of nn/functional/aten.py."""
-    for name in _aten.NAMES:
-        namespace.setdefault(name, getattr(_aten, name))
+    and the ATen-named forms of ember/_nn_aten.py."""
+    from ember import _nn_aten
+
+    for name in _nn_aten.NAMES:
+        namespace.setdefault(name, getattr(_nn_aten, name))
     for name in (
         "cosine_similarity",
         "pairwise_distance",

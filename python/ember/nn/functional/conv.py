@@ -15,6 +15,7 @@ __all__: list[str] = [
     "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_tbc",
     "conv_transpose3d",
     "linear",
 ]
@@ -27,3 +28,14 @@ conv_transpose2d = _C.conv_transpose2d
 conv_transpose3d = _C.conv_transpose3d
 bilinear = _C.bilinear
 linear = _C._nn.linear
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-d convolution of a time-batch-channel input [T, B, Cin] with weight [K, Cin, Cout]."""
+    if input.dim() != 3 or weight.dim() != 3:
+        raise RuntimeError(
+            "[conv_tbc] expected a 3-d input [T, B, C] and a 3-d weight [K, Cin, Cout]"
+        )
+    x = input.permute(1, 2, 0)  # [B, Cin, T]
+    w = weight.permute(2, 1, 0)  # [Cout, Cin, K]
+    return conv1d(x, w, bias, padding=pad).permute(2, 0, 1)

@@ -9,6 +9,7 @@ from ember import _C
 
 __all__: list[str] = [
     "channel_shuffle",
+    "native_channel_shuffle",
     "pad",
 ]
 
@@ -39,3 +40,6 @@ def channel_shuffle(input, groups: int):
     rest = list(input.shape[2:])
     shuffled = input.reshape([n, groups, c // groups] + rest).transpose(1, 2)
     return shuffled.reshape([n, c] + rest)
+
+
+native_channel_shuffle = channel_shuffle

@@ -18,6 +18,7 @@ __all__ = [
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",
+    "SyncBatchNorm",
 ]
 
 
@@ -199,3 +200,64 @@ class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
     """A BatchNorm3d whose num_features is taken from the first input."""
 
     cls_to_become = BatchNorm3d
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose statistics would span the processes of a distributed group. Without an
+    initialised process group (ember.distributed has no collectives yet) the batch is this
+    process's, exactly as PyTorch computes it outside distributed training; with one, forward
+    raises. convert_sync_batchnorm swaps a model's BatchNorm layers for it, as DDP scripts do."""
+
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        process_group=None,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        import ember.distributed as dist
+
+        if self.training and dist.is_available() and dist.is_initialized():
+            raise NotImplementedError(
+                "SyncBatchNorm across processes needs ember.distributed's collectives, which "
+                "ember does not have yet"
+            )
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with every BatchNorm*D replaced by a SyncBatchNorm holding the same parameters
+        and buffers (module itself when it is one)."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = SyncBatchNorm(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+            )
+            if module.affine:
+                with ember.no_grad():
+                    out.weight = module.weight
+                    out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

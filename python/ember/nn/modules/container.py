@@ -14,7 +14,14 @@ from ember.nn.parameter import Parameter
 
 Tensor = _C.Tensor
 
-__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+__all__ = [
+    "Container",
+    "ModuleDict",
+    "ModuleList",
+    "ParameterDict",
+    "ParameterList",
+    "Sequential",
+]
 
 
 class Sequential(Module):
@@ -538,3 +545,20 @@ class ParameterDict(Module):
     def __ior__(self, other: "ParameterDict") -> "ParameterDict":
         self.update(other)
         return self
+
+
+class Container(Module):
+    """PyTorch's deprecated container: a Module with the keyword arguments as submodules."""
+
+    def __init__(self, **kwargs) -> None:
+        import warnings
+
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -11,7 +11,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
+__all__ = ["CrossMapLRN2d", "GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
 def _shape_tuple(normalized_shape) -> tuple:
@@ -164,3 +164,13 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """Lua Torch's cross-channel LRN of a 4-d input: out = x (k + alpha / size * sum of x^2 over
+    `size` neighbouring channels)^-beta, which is LocalResponseNorm's formula."""
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        return super().forward(input)

@@ -1,7 +1,8 @@
 """The torch-level forms of nn ops under PyTorch's ATen names (torch.kl_div, torch.convolution,
 torch.native_layer_norm, ...): the reductions as ints (0 none, 1 mean, 2 sum), positional
 arguments, and the extra outputs the native_* forms return. Each calls the ember.nn.functional
-op it names; nn/functional/__init__.py installs them on ember."""
+op it names (imported when called: this module is imported while ember.nn is being built);
+ember/__init__.py installs them on ember."""
 
 from ember import _C
 
@@ -39,7 +40,12 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
 
 
 def kl_div(input, target, reduction=1, *, log_target=False):
-    return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+    import warnings
+
+    # torch.kl_div's 'mean' is the elementwise mean, without F.kl_div's advice to use batchmean.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
@@ -83,26 +89,6 @@ def ctc_loss(
     )
 
 
-def pdist(input, p=2.0):
-    """The p-norm distances between the rows of a 2-d input, pairs i < j in row-major order."""
-    if input.dim() != 2:
-        raise RuntimeError(f"[pdist] pdist only supports 2D tensors, got: {input.dim()}D")
-    n = input.shape[0]
-    if n < 2:
-        return _C.empty((0,), dtype=input.dtype, device=input.device)
-    import ember
-
-    i, j = ember.triu_indices(n, n, 1, device=input.device)
-    d = input.index_select(0, i) - input.index_select(0, j)
-
-    if p == 2:
-        # Norm of zero rows: gradient 0 rather than nan, as PyTorch.
-        sq = (d * d).sum(-1)
-        safe = _C.where(sq == 0, _C.ones_like(sq), sq)
-        return _C.where(sq == 0, _C.zeros_like(sq), safe.sqrt())
-    return ember.linalg.vector_norm(d, ord=p, dim=-1)
-
-
 def constant_pad_nd(input, pad, value=0):
     return _F().pad(input, tuple(pad), mode="constant", value=value)
 
@@ -118,17 +104,6 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
     fn = (F.conv1d, F.conv2d, F.conv3d)[nd - 1]
     return fn(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv_tbc(input, weight, bias, pad=0):
-    """1-d convolution of a time-batch-channel input [T, B, Cin] with weight [K, Cin, Cout]."""
-    if input.dim() != 3 or weight.dim() != 3:
-        raise RuntimeError(
-            "[conv_tbc] expected a 3-d input [T, B, C] and a 3-d weight [K, Cin, Cout]"
-        )
-    x = input.permute(1, 2, 0)  # [B, Cin, T]
-    w = weight.permute(2, 1, 0)  # [Cout, Cin, K]
-    return _F().conv1d(x, w, bias, padding=pad).permute(2, 0, 1)
 
 
 _INTERPOLATION = {0: "bilinear", 1: "nearest", 2: "bicubic"}
@@ -245,10 +220,8 @@ NAMES = [
     "poisson_nll_loss",
     "triplet_margin_loss",
     "ctc_loss",
-    "pdist",
     "constant_pad_nd",
     "convolution",
-    "conv_tbc",
     "grid_sampler",
     "grid_sampler_2d",
     "affine_grid_generator",
@@ -258,8 +231,19 @@ NAMES = [
     "native_dropout",
     "native_channel_shuffle",
     "native_norm",
+    "pdist",
+    "conv_tbc",
     "norm_except_dim",
     "frobenius_norm",
     "nuclear_norm",
     "rrelu_",
 ]
+
+
+def __getattr__(name):
+    # pdist and conv_tbc are nn.functional's (distance.py, conv.py); torch.pdist is the same.
+    if name in ("pdist", "conv_tbc"):
+        import ember.nn.functional as F
+
+        return getattr(F, name)
+    raise AttributeError(name)

@@ -12,10 +12,11 @@ if ! .bench-venv/bin/python -c "import torch" 2>/dev/null; then
   .bench-venv/bin/python -m pip install -q --disable-pip-version-check torch numpy >&2
 fi
 # The tests that compare with PyTorch run here too (tests/python/*_torch.py), and so does
-# scripts/realworld.py's PyTorch side (makemore needs tensorboard for torch.utils.tensorboard).
-if ! .bench-venv/bin/python -c "import pytest, xdist, tensorboard" 2>/dev/null; then
+# scripts/realworld.py's PyTorch side (makemore needs tensorboard for torch.utils.tensorboard);
+# the op table's special-function references are SciPy's.
+if ! .bench-venv/bin/python -c "import pytest, xdist, tensorboard, scipy" 2>/dev/null; then
   .bench-venv/bin/python -m pip install -q --disable-pip-version-check \
-    pytest pytest-xdist tensorboard >&2
+    pytest pytest-xdist tensorboard scipy >&2
 fi
 .bench-venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall \
   build/wheels/ember-*.whl >&2

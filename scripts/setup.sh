@@ -30,7 +30,7 @@ fi
 python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "nanobind>=2.4" numpy pytest pytest-xdist ruff safetensors
+  "scikit-build-core>=0.10" "nanobind>=2.4" numpy pytest pytest-xdist ruff safetensors scipy
 
 # Developers may keep symlinks to a CMake build in python/ember; they must not enter the wheel.
 find python/ember -maxdepth 1 -name '*.so*' -type l -delete

@@ -51,6 +51,13 @@
   X(erf, Erf, kFloatingTypes, true, kSaveX, g* exp(neg(x* x)) * detail::kTwoOverSqrtPi)      \
   X(erfc, Erfc, kFloatingTypes, true, kSaveX, g* exp(neg(x* x)) * -detail::kTwoOverSqrtPi)   \
   X(erfinv, Erfinv, kFloatingTypes, true, kSaveOut, g* exp(out* out) * detail::kSqrtPiOver2) \
+  X(lgamma, Lgamma, kFloatingTypes, true, kSaveX, g* digamma(x))                             \
+  X(digamma, Digamma, kFloatingTypes, true, kSaveX, g* polygamma(x, 1))                      \
+  X(i0, I0, kFloatingTypes, true, kSaveX, g* special_i1(x))                                  \
+  X(special_i0e, I0e, kFloatingTypes, true, kSaveX | kSaveOut,                               \
+    g * (special_i1e(x) - sign(x) * out))                                                    \
+  X(special_i1, I1, kFloatingTypes, true, kSaveX | kSaveOut, detail::i1_grad(g, x, out))     \
+  X(special_i1e, I1e, kFloatingTypes, true, kSaveX | kSaveOut, detail::i1e_grad(g, x, out))  \
   X(sigmoid, Sigmoid, kFloatingTypes, true, kSaveOut, g* out*(1 - out))                      \
   X(softsign, Softsign, kFloatingTypes, true, kSaveX, g / square(abs(x) + 1))                \
   X(relu, Relu, kNumericTypes, false, kSaveOut, detail::masked_grad(g, out, 0, {}, false))   \
@@ -109,6 +116,8 @@
   X(logit, Logit, kFloatingTypes, true, kSaveX, detail::logit_grad(g, x, p[0]),                  \
     fn_inplace, (DEF(std::optional<double>, eps, std::nullopt)),                                 \
     (UnaryParams{Scalar(eps.value_or(-1.0)), Scalar(0), Scalar(0)}))                             \
+  X(polygamma, Polygamma, kFloatingTypes, true, kSaveX, g * polygamma(x, p[0].to<int64_t>() + 1), \
+    fn_inplace, (ARG(int64_t, n)), (polygamma_params(n)))                                       \
   X(round, Round, kNumericTypes, false, kSaveNone, zeros_like(g),                                \
     fn_inplace, (KW_ONLY DEF(int64_t, decimals, 0)), (round_params(x, decimals)))                \
   X(nan_to_num, NanToNum, kAllTypes, false, kSaveX, g * isfinite(x),                             \
@@ -141,6 +150,15 @@
   X(atan2, Atan2, kFloatingTypes, true, kSaveA | kSaveB, g * b / (a * a + b * b),                \
     neg(g) * a / (a * a + b * b))                                                                \
   X(hypot, Hypot, kFloatingTypes, false, kSaveA | kSaveB | kSaveOut, g * a / out, g * b / out)   \
+  X(igamma, Igamma, kFloatingTypes, true, kSaveA | kSaveB,                                       \
+    detail::grad_not_implemented("igamma", "input"), detail::igamma_x_grad(g, a, b))             \
+  X(igammac, Igammac, kFloatingTypes, true, kSaveA | kSaveB,                                     \
+    detail::grad_not_implemented("igammac", "input"), neg(detail::igamma_x_grad(g, a, b)))       \
+  X(nextafter, Nextafter, DTypeSet(kFloat32) | kFloat64, false, kSaveNone,                       \
+    detail::grad_not_implemented("nextafter", "input"),                                          \
+    detail::grad_not_implemented("nextafter", "other"))                                          \
+  X(special_zeta, Zeta, kFloatingTypes, true, kSaveA | kSaveB,                                   \
+    detail::grad_not_implemented("special.zeta", "x"), neg(g) * a * special_zeta(a + 1, b))      \
   X(logaddexp, Logaddexp, kFloatingTypes, false, kSaveA | kSaveB | kSaveOut, g * exp(a - out),   \
     g * exp(b - out))                                                                            \
   X(maximum, Maximum, kAllTypes, false, kSaveA | kSaveB, detail::max_grad(g, a, b),              \

@@ -213,6 +213,218 @@ EMBER_HOST_DEVICE inline double erfinv_double(double y) {
   for (int i = 0; i < 2; ++i) x -= (std::erf(x) - y) / (kTwoOverSqrtPi * std::exp(-x * x));
   return x;
 }
+// ---- special functions (torch.special) ------------------------------------------------------
+// Written here, in double precision, because they are short and have no well-kept C++ library
+// that fits (Boost.Math would be a large dependency for ten functions; Cephes, which PyTorch
+// ports, is unmaintained C): docs/design/special.md gives the methods and their accuracy.
+
+// psi(x) = d/dx log Gamma(x): reflection below 0, recurrence up to x >= 10, then the asymptotic
+// series in 1/x^2. Poles at 0 and the negative integers: -inf at 0 (PyTorch's choice), NaN at
+// the others.
+EMBER_HOST_DEVICE inline double digamma_double(double x) {
+  constexpr double kPi = 3.14159265358979323846;
+  if (x == 0) return std::signbit(x) ? INFINITY : -INFINITY;
+  if (x < 0) {
+    if (x == std::floor(x)) return NAN;
+    // psi(x) = psi(1 - x) - pi / tan(pi x).
+    return digamma_double(1.0 - x) - kPi / std::tan(kPi * x);
+  }
+  double acc = 0;
+  while (x < 10) {
+    acc -= 1.0 / x;
+    x += 1;
+  }
+  const double r = 1.0 / (x * x);
+  // Bernoulli-number terms B_2k / (2k x^2k), k = 1..7.
+  const double series =
+      r * (1.0 / 12 -
+           r * (1.0 / 120 -
+                r * (1.0 / 252 -
+                     r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760 - r * (1.0 / 12)))))));
+  return acc + std::log(x) - 0.5 / x - series;
+}
+
+// The Hurwitz zeta function zeta(s, q) = sum_{k >= 0} (k + q)^-s for s > 1, by Euler-Maclaurin
+// summation (the method of Cephes' zeta): the first terms summed, the tail as an integral plus
+// Bernoulli corrections. inf at q a non-positive integer, NaN for s < 1 (s = 1: inf).
+EMBER_HOST_DEVICE inline double zeta_double(double s, double q) {
+  if (s == 1) return INFINITY;
+  if (s < 1) return NAN;
+  if (std::isinf(q) && q > 0) return 0.0;  // every term vanishes
+  if (q <= 0) {
+    if (q == std::floor(q)) return INFINITY;
+    return NAN;  // as Cephes and PyTorch: q < 0 needs s an integer, left undefined
+  }
+  // A_j = (2j)! / B_2j, for the Euler-Maclaurin terms.
+  constexpr double kA[] = {12.0,
+                           -720.0,
+                           30240.0,
+                           -1209600.0,
+                           47900160.0,
+                           -1.8924375803183791606e9,
+                           7.47242496e10,
+                           -2.950130727918164224e12,
+                           1.1646782814350067249e14,
+                           -4.5979787224074726105e15,
+                           1.8152105401943546773e17,
+                           -7.1661652561756670113e18};
+  double sum = std::pow(q, -s);
+  double a = q, b = 0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    i += 1;
+    a += 1.0;
+    b = std::pow(a, -s);
+    sum += b;
+    if (std::abs(b / sum) < 1e-17) return sum;
+  }
+  const double w = a;
+  sum += b * w / (s - 1.0);
+  sum -= 0.5 * b;
+  double fac = 1.0, k = 0.0;
+  for (double A : kA) {
+    fac *= s + k;
+    b /= w;
+    const double t = fac * b / A;
+    sum += t;
+    if (std::abs(t / sum) < 1e-17) break;
+    k += 1.0;
+    fac *= s + k;
+    b /= w;
+    k += 1.0;
+  }
+  return sum;
+}
+
+// The n-th derivative of digamma: (-1)^(n+1) n! zeta(n + 1, x) for n >= 1.
+EMBER_HOST_DEVICE inline double polygamma_double(int64_t n, double x) {
+  if (n == 0) return digamma_double(x);
+  // A pole of every order: (-1)^(n+1) inf, as SciPy and PyTorch.
+  if (x <= 0 && x == std::floor(x)) return n % 2 ? INFINITY : -INFINITY;
+  // Below 0, the recurrence psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n+1) moves x above 0.
+  const double fact = std::tgamma(double(n) + 1);
+  const double sign_n = n % 2 ? -1.0 : 1.0;  // (-1)^n
+  double acc = 0;
+  while (x < 0) {
+    acc -= sign_n * fact / std::pow(x, double(n) + 1);
+    x += 1;
+  }
+  return acc - sign_n * fact * zeta_double(double(n) + 1, x);
+}
+
+// Modified Bessel functions of the first kind, orders 0 and 1, and their exponentially scaled
+// forms (times exp(-|x|)). Below |x| = 30 the power series, whose terms are all positive, so no
+// cancellation; above, the asymptotic series e^x / sqrt(2 pi x) sum_k c_k / x^k.
+EMBER_HOST_DEVICE inline double bessel_i_series(int order, double x) {
+  const double h = 0.5 * x, h2 = h * h;
+  double term = order == 0 ? 1.0 : h;
+  double sum = term;
+  for (int k = 1; k < 500; ++k) {
+    term *= h2 / (double(k) * double(k + order));
+    sum += term;
+    if (term < sum * 1e-17) break;
+  }
+  return sum;
+}
+// exp(-|x|) I_order(|x|) for |x| >= 30.
+EMBER_HOST_DEVICE inline double bessel_ie_asymptotic(int order, double ax) {
+  constexpr double kTwoPi = 6.28318530717958647692;
+  const double mu = 4.0 * order * order;
+  double term = 1.0, sum = 1.0;
+  for (int k = 1; k < 30; ++k) {
+    const double odd = 2.0 * k - 1.0;
+    const double next = -term * (mu - odd * odd) / (double(k) * 8.0 * ax);
+    if (std::abs(next) >= std::abs(term)) break;  // the series starts diverging
+    term = next;
+    sum += term;
+    if (std::abs(term) < 1e-17 * std::abs(sum)) break;
+  }
+  return sum / std::sqrt(kTwoPi * ax);
+}
+EMBER_HOST_DEVICE inline double i0_double(double x) {
+  const double ax = std::abs(x);
+  if (ax < 30) return bessel_i_series(0, ax);
+  return bessel_ie_asymptotic(0, ax) * std::exp(ax);
+}
+EMBER_HOST_DEVICE inline double i0e_double(double x) {
+  const double ax = std::abs(x);
+  if (ax < 30) return bessel_i_series(0, ax) * std::exp(-ax);
+  return bessel_ie_asymptotic(0, ax);
+}
+EMBER_HOST_DEVICE inline double i1_double(double x) {
+  const double ax = std::abs(x);
+  const double v = ax < 30 ? bessel_i_series(1, ax) : bessel_ie_asymptotic(1, ax) * std::exp(ax);
+  return x < 0 ? -v : v;
+}
+EMBER_HOST_DEVICE inline double i1e_double(double x) {
+  const double ax = std::abs(x);
+  const double v = ax < 30 ? bessel_i_series(1, ax) * std::exp(-ax) : bessel_ie_asymptotic(1, ax);
+  return x < 0 ? -v : v;
+}
+
+// The regularized incomplete gamma functions P(a, x) (igamma) and Q(a, x) = 1 - P (igammac):
+// the series of P for x < a + 1, Lentz's continued fraction of Q otherwise (Numerical Recipes'
+// split), each computed directly so that the small one keeps its relative accuracy.
+EMBER_HOST_DEVICE inline double igamma_series(double a, double x) {
+  double term = 1.0 / a, sum = term;
+  for (int n = 1; n < 2000; ++n) {
+    term *= x / (a + n);
+    sum += term;
+    if (std::abs(term) < std::abs(sum) * 1e-17) break;
+  }
+  return sum * std::exp(-x + a * std::log(x) - std::lgamma(a));
+}
+EMBER_HOST_DEVICE inline double igammac_fraction(double a, double x) {
+  constexpr double kTiny = 1e-300;
+  double b = x + 1.0 - a, c = 1.0 / kTiny, d = 1.0 / b, h = d;
+  for (int i = 1; i < 2000; ++i) {
+    const double an = -i * (i - a);
+    b += 2.0;
+    d = an * d + b;
+    if (std::abs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::abs(delta - 1.0) < 1e-16) break;
+  }
+  return std::exp(-x + a * std::log(x) - std::lgamma(a)) * h;
+}
+// Domain as PyTorch's: a > 0 and x >= 0, else NaN; a = 0 gives P = 1 for x > 0.
+EMBER_HOST_DEVICE inline double igamma_double(double a, double x, bool upper) {
+  if (std::isnan(a) || std::isnan(x) || a < 0 || x < 0) return NAN;
+  if (a == 0) {
+    if (x > 0) return upper ? 0.0 : 1.0;
+    return NAN;
+  }
+  if (x == 0) return upper ? 1.0 : 0.0;
+  if (std::isinf(a)) return std::isinf(x) ? NAN : (upper ? 1.0 : 0.0);
+  if (std::isinf(x)) return upper ? 0.0 : 1.0;
+  if (x < a + 1.0) {
+    const double p = igamma_series(a, x);
+    return upper ? 1.0 - p : p;
+  }
+  const double q = igammac_fraction(a, x);
+  return upper ? q : 1.0 - q;
+}
+
+// The functors: each computes in double and rounds once to the element type.
+#define EMBER_DOUBLE_UNARY(Name, fn)            \
+  struct Name {                                 \
+    template <class T>                          \
+    EMBER_HOST_DEVICE T operator()(T x) const { \
+      return T(fn(double(x)));                  \
+    }                                           \
+  };
+EMBER_DOUBLE_UNARY(Lgamma, std::lgamma)
+EMBER_DOUBLE_UNARY(Digamma, digamma_double)
+EMBER_DOUBLE_UNARY(I0, i0_double)
+EMBER_DOUBLE_UNARY(I0e, i0e_double)
+EMBER_DOUBLE_UNARY(I1, i1_double)
+EMBER_DOUBLE_UNARY(I1e, i1e_double)
+#undef EMBER_DOUBLE_UNARY
+
 struct Erfinv {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T x) const {
@@ -262,6 +474,13 @@ struct Softplus {
   EMBER_HOST_DEVICE A operator()(A x) const {
     return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
   }
+};
+// The n-th derivative of digamma, n = p[0] >= 0.
+template <class A>
+struct Polygamma {
+  int64_t n;
+  explicit Polygamma(const Scalar* p) : n(p[0].to<int64_t>()) {}
+  EMBER_HOST_DEVICE A operator()(A x) const { return A(polygamma_double(n, double(x))); }
 };
 // p[0] = 0: x * Phi(x) with the exact normal CDF; 1: the tanh approximation.
 template <class A>
@@ -437,6 +656,30 @@ struct Fmod {
     } else {
       return std::fmod(a, b);
     }
+  }
+};
+struct Igamma {
+  template <class T>
+  EMBER_HOST_DEVICE T operator()(T a, T x) const {
+    return T(igamma_double(double(a), double(x), false));
+  }
+};
+struct Igammac {
+  template <class T>
+  EMBER_HOST_DEVICE T operator()(T a, T x) const {
+    return T(igamma_double(double(a), double(x), true));
+  }
+};
+struct Nextafter {
+  template <class T>
+  EMBER_HOST_DEVICE T operator()(T a, T b) const {
+    return std::nextafter(a, b);
+  }
+};
+struct Zeta {
+  template <class T>
+  EMBER_HOST_DEVICE T operator()(T s, T q) const {
+    return T(zeta_double(double(s), double(q)));
   }
 };
 struct Atan2 {

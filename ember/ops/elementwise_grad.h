@@ -80,4 +80,27 @@ inline Tensor logit_grad(const Tensor& g, const Tensor& x, const Scalar& eps) {
   return where(logical_or(x<eps, x> 1 - eps.to_double()), Scalar(0), grad);
 }
 
+// A derivative PyTorch does not define either (igamma's with respect to a, nextafter's): backward
+// through it is an error, raised only when that input needs a gradient.
+[[noreturn]] inline Tensor grad_not_implemented(const char* op, const char* arg) {
+  EMBER_FAIL_KIND(ErrorKind::NotImplemented, "[", op, "] the derivative with respect to ", arg,
+                  " is not implemented");
+}
+
+// d/dx of log P(a, x)'s integrand: x^(a-1) e^-x / Gamma(a), the derivative of igamma in x.
+inline Tensor igamma_x_grad(const Tensor& g, const Tensor& a, const Tensor& x) {
+  return g * exp((a - 1) * log(x) - x - lgamma(a));
+}
+
+// I1'(x) = I0(x) - I1(x) / x, 1/2 at 0; I1e'(x) = I0e(x) - I1e(x) (sign(x) + 1 / x), 1/2 at 0.
+inline Tensor i1_grad(const Tensor& g, const Tensor& x, const Tensor& out) {
+  const Tensor safe = where(eq(x, Scalar(0)), Scalar(1), x);
+  return g * where(eq(x, Scalar(0)), Scalar(0.5), i0(x) - out / safe);
+}
+inline Tensor i1e_grad(const Tensor& g, const Tensor& x, const Tensor& out) {
+  const Tensor safe = where(eq(x, Scalar(0)), Scalar(1), x);
+  return g *
+         where(eq(x, Scalar(0)), Scalar(0.5), special_i0e(x) - out * (sign(x) + reciprocal(safe)));
+}
+
 }  // namespace ember::detail

@@ -70,6 +70,11 @@ UnaryParams gelu_params(std::string_view approximate) {
   return {Scalar(approximate == "tanh"), Scalar(0), Scalar(0)};
 }
 
+UnaryParams polygamma_params(int64_t n) {
+  EMBER_CHECK(n >= 0, "[polygamma] polygamma(n, x) does not support negative n, got ", n);
+  return UnaryParams{Scalar(n), Scalar(0), Scalar(0)};
+}
+
 UnaryParams celu_params(const Scalar& alpha) {
   EMBER_CHECK(alpha.to_double() != 0, "[celu] ZeroDivisionError: alpha cannot be 0 for CELU");
   return {alpha, Scalar(1), Scalar(1.0 / alpha.to_double())};

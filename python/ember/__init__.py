@@ -99,6 +99,7 @@ from ember import (  # noqa: E402
     futures,
     overrides,
     return_types,
+    special,
     testing,
     torch_version,
     types,
@@ -108,3 +109,14 @@ globals().update({name: getattr(_symbolic, name) for name in _symbolic.NAMES})
 from ember.cpu import Event, Stream  # noqa: E402, F401
 from ember.futures import Future, fork, wait  # noqa: E402, F401
 from ember.nn import ModuleDict, ParameterDict  # noqa: E402, F401
+
+# The special kernels' C++ names (special_i0e, ...) are ember.special's (i0e, ...), not
+# top-level names. (Their Tensor methods stay: the registry's in-place forms are methods.)
+for _name in [n for n in globals() if n.startswith("special_")]:
+    del globals()[_name]
+del _name
+
+
+def polygamma(n, input):
+    """torch.polygamma(n, input): the n-th derivative of digamma."""
+    return _C.polygamma(input, n)

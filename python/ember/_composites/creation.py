@@ -156,3 +156,25 @@ def bartlett_window(
         requires_grad,
         lambda k, n: 1 - _C.abs(2 * k / (n - 1) - 1),
     )
+
+
+@composite("creation", FLOATING, differentiable=False)
+def kaiser_window(
+    window_length,
+    periodic=True,
+    beta=12.0,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
+    """The Kaiser window: I0(beta sqrt(1 - (2k / (N - 1) - 1)^2)) / I0(beta)."""
+
+    def fn(k, n):
+        r = 2 * k / (n - 1) - 1
+        return _C.i0(beta * _C.sqrt(_C.clamp(1 - r * r, min=0.0))) / _C.i0(
+            _C.tensor(beta, dtype=_C.float64)
+        )
+
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fn)

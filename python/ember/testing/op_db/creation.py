@@ -217,6 +217,14 @@ def _np_bartlett(n, periodic=True):
     return w[:-1] if periodic else w
 
 
+def _np_kaiser(n, periodic=True, beta=12.0):
+    if n <= 1:
+        return np.ones(n)
+    m = n + 1 if periodic else n
+    w = np.kaiser(m, beta)
+    return w[:-1] if periodic else w
+
+
 def _creation_samples(*cases):
     return lambda d, r: [Sample(args, dict(kw), f"{args} {kw}", grad=False) for args, kw in cases]
 
@@ -269,6 +277,7 @@ COMPOSITES = [
         ("hamming_window", _np_window([0.54, 0.46])),
         ("blackman_window", _np_window([0.42, 0.5, 0.08])),
         ("bartlett_window", _np_bartlett),
+        ("kaiser_window", _np_kaiser),
     ]
 ]
 

@@ -13,6 +13,7 @@ import math
 import statistics
 
 import numpy as np
+import scipy.special as sp
 
 import ember
 from ember.testing.op_db.spec import (
@@ -935,6 +936,155 @@ COMPOSITES = [
 ]
 
 
+# (SPECIAL_COMPOSITES is defined after the helpers below.)
+# ---- special functions: SciPy's in float64 as the references ----------------------------------
+
+_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+
+
+def _np_mvlgamma(x, p):
+    return sum(_lgamma(np.asarray(x, dtype=np.float64) - j / 2) for j in range(p)) + p * (
+        p - 1
+    ) / 4 * math.log(math.pi)
+
+
+def _c_unary(name, fn, ref, low, high, grad=True):
+    """A record of a special kernel bound only in ember._C (ember.special names it)."""
+    return OpSpec(name, fn, ref, ALL, unary_samples(low, high), grad=grad, gradgrad=grad)
+
+
+def _polygamma_samples(dtype, rng):
+    return [
+        Sample((make_array((3, 4), dtype, rng, 1.0, 3.0),), {"n": n}, desc=f"n={n}")
+        for n in (0, 1, 2, 3)
+    ] + [Sample((make_array((0, 2), dtype, rng),), {"n": 1}, desc="empty")]
+
+
+def _special_unary(name, ref, low=-3.0, high=3.0, grad=True):
+    fn = getattr(ember.special, name)
+    return OpSpec(
+        f"special.{name}",
+        fn,
+        as_float(ref),
+        ALL,
+        unary_samples(low, high),
+        grad=grad,
+        gradgrad=grad,
+    )
+
+
+def _chebyshev_v(n, x):
+    t = np.arccos(x)
+    return np.cos((n + 0.5) * t) / np.cos(t / 2)
+
+
+def _chebyshev_w(n, x):
+    t = np.arccos(x)
+    return np.sin((n + 0.5) * t) / np.sin(t / 2)
+
+
+_POLYNOMIALS = {
+    "chebyshev_polynomial_t": (sp.eval_chebyt, -1.0, 1.0),
+    "chebyshev_polynomial_u": (sp.eval_chebyu, -1.0, 1.0),
+    "chebyshev_polynomial_v": (_chebyshev_v, -0.95, 0.95),
+    "chebyshev_polynomial_w": (_chebyshev_w, -0.95, 0.95),
+    "shifted_chebyshev_polynomial_t": (sp.eval_sh_chebyt, 0.0, 1.0),
+    "shifted_chebyshev_polynomial_u": (sp.eval_sh_chebyu, 0.0, 1.0),
+    "shifted_chebyshev_polynomial_v": (lambda n, x: _chebyshev_v(n, 2 * x - 1), 0.03, 0.97),
+    "shifted_chebyshev_polynomial_w": (lambda n, x: _chebyshev_w(n, 2 * x - 1), 0.03, 0.97),
+    "hermite_polynomial_h": (sp.eval_hermite, -2.0, 2.0),
+    "hermite_polynomial_he": (sp.eval_hermitenorm, -2.0, 2.0),
+    "laguerre_polynomial_l": (sp.eval_laguerre, -2.0, 2.0),
+    "legendre_polynomial_p": (sp.eval_legendre, -1.0, 1.0),
+}
+
+
+def _polynomial_record(name):
+    ref, low, high = _POLYNOMIALS[name]
+
+    def samples(dtype, rng):
+        x = make_array((3, 4), dtype, rng, low, high)
+        out = [Sample((x, n), desc=f"n={n}") for n in (0, 1, 2, 5)]
+        degrees = Fixed(np.array([0, 1, 3, 4]), ember.int64)
+        out.append(Sample((x, degrees), desc="tensor degrees"))
+        return out
+
+    def np_ref(x, n):
+        n = np.asarray(getattr(n, "array", n))
+        return np.vectorize(lambda d, v: ref(int(d), v), otypes=[np.float64])(n, x)
+
+    return OpSpec(f"special.{name}", getattr(ember.special, name), np_ref, FLOATING, samples)
+
+
+SPECIAL = [
+    _unary("lgamma", as_float(sp.gammaln), ALL, low=0.2, high=5.0),
+    _unary("digamma", as_float(sp.digamma), ALL, low=0.2, high=5.0),
+    _unary("i0", as_float(sp.i0), ALL),
+    _c_unary("special_i0e", ember._C.special_i0e, as_float(sp.i0e), -3.0, 3.0),
+    _c_unary("special_i1", ember._C.special_i1, as_float(sp.i1), -3.0, 3.0),
+    _c_unary("special_i1e", ember._C.special_i1e, as_float(sp.i1e), -3.0, 3.0),
+    OpSpec(
+        "polygamma",
+        lambda x, n: x.polygamma(n),
+        lambda x, n: sp.polygamma(n, x),
+        ALL,
+        _polygamma_samples,
+        gradgrad=True,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.polygamma(-1, ember.ones(2)), RuntimeError, "negative n", "n < 0"
+            )
+        ],
+    ),
+    # The derivatives in a (igamma's, igammac's) and zeta's in x are not defined by PyTorch
+    # either: gradients are checked in test_special.py for the other argument.
+    _binary("igamma", sp.gammainc, ALL, grad=False, low=0.5, high=3.0, b_low=0.1, scalars=(2, 0.5)),
+    _binary(
+        "igammac", sp.gammaincc, ALL, grad=False, low=0.5, high=3.0, b_low=0.1, scalars=(2, 0.5)
+    ),
+    _binary("nextafter", np.nextafter, [ember.float32, ember.float64], grad=False, scalars=()),
+    OpSpec(
+        "special_zeta",
+        ember._C.special_zeta,
+        sp.zeta,
+        ALL,
+        binary_samples(low=1.5, high=4.0, b_low=0.5, b_high=3.0, scalars=(2, 0.5)),
+        grad=False,
+    ),
+]
+
+
+SPECIAL_COMPOSITES = [
+    OpSpec(
+        "mvlgamma",
+        lambda x, p: ember.mvlgamma(x, p),
+        _np_mvlgamma,
+        FLOATING,
+        lambda d, r: [
+            Sample((make_array((3, 4), d, r, 2.0, 5.0),), {"p": p}, desc=f"p={p}") for p in (1, 3)
+        ],
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.mvlgamma(ember.zeros(2), 3), RuntimeError, "greater than", "domain"
+            )
+        ],
+    ),
+    _special_unary("entr", sp.entr, -1.0, 3.0, grad=False),
+    _special_unary("ndtr", sp.ndtr),
+    _special_unary("ndtri", sp.ndtri, 0.05, 0.95),
+    _special_unary("log_ndtr", sp.log_ndtr, -12.0, 3.0),
+    _special_unary("erfcx", sp.erfcx, -2.0, 40.0),
+    _special_unary("spherical_bessel_j0", lambda x: sp.spherical_jn(0, x)),
+    OpSpec(
+        "special.xlog1py",
+        ember.special.xlog1py,
+        lambda a, b: sp.xlog1py(np.asarray(a, dtype=np.float64), b),
+        ALL,
+        binary_samples(b_low=-0.5, b_high=3.0, scalars=(2, 0.5)),
+    ),
+] + [_polynomial_record(name) for name in _POLYNOMIALS]
+
+
 def records():
     """Every record of this module, with the derived in-place forms: of every unary, arithmetic
     (but those in INPLACE), binary and comparison op, and of the predicates and the ops with
@@ -962,7 +1112,13 @@ def records():
         for s in COMPOSITES
         if s.name + "_" in REGISTRY_DTYPES
     ]
+    special_inplace = [
+        inplace_of(s, binary=s.name in ("igamma", "igammac", "nextafter", "special_zeta"))
+        for s in SPECIAL
+        if s.name + "_" in REGISTRY_DTYPES
+    ]
     return (
         UNARY + PREDICATES + PARAM + ARITHMETIC + BINARY + COMPARE + LOGICAL + combined + OTHER
-        + INPLACE + derived + COMPOSITES + composite_inplace
+        + INPLACE + derived + COMPOSITES + composite_inplace + SPECIAL + special_inplace
+        + SPECIAL_COMPOSITES + [inplace_of(s) for s in SPECIAL_COMPOSITES if s.name == "mvlgamma"]
     )  # fmt: skip

@@ -94,6 +94,13 @@ void check_pair(const Tensor& A, const Tensor& B, const char* op) {
               A.device(), " and ", B.device());
 }
 
+// B's rows (left: A X = B) or columns (X A = B) must match the n x n matrix A.
+void check_rhs(int64_t n, const Tensor& B, bool left, const char* op) {
+  EMBER_CHECK((left ? rows(B) : cols(B)) == n, "[", op,
+              "] incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B",
+              " (", n, "x", n, " and ", rows(B), "x", cols(B), ")");
+}
+
 // A fresh [*batch, r, c] result laid out column by column, as LAPACK writes it, and its
 // [B, r, c] view for the kernels (the same memory).
 struct Lapack {
@@ -175,7 +182,7 @@ Tensor zeros_if_undefined(const Tensor& g, IntArrayRef sizes, const Tensor& like
   return g.defined() ? g : zeros(sizes, TensorOptions(like.dtype()).device(like.device()));
 }
 
-// tril with the diagonal halved: the map Phi of the Cholesky and eigen gradients.
+// tril with the diagonal halved: the map Phi of the Cholesky gradient.
 Tensor tril_half_diagonal(const Tensor& x) {
   return tril(x, -1) + diag_embed(diagonal(x, 0, -2, -1) * 0.5);
 }
@@ -218,7 +225,9 @@ struct LuResult {
   Tensor pivots, info;
 };
 
-LuResult lu_nograd(const Tensor& A, IntArrayRef batch, const char* op) {
+LuResult lu_nograd(const Tensor& A, IntArrayRef batch, const char* op, bool pivot = true) {
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented, pivot, "[", op,
+                   "] LU without pivoting is not implemented on the CPU");
   LuResult r{lapack_copy(A, batch), int32_batch(batch, {std::min(rows(A), cols(A))}, A),
              int32_batch(batch, {}, A)};
   if (count(batch) > 0) {
@@ -235,6 +244,25 @@ std::pair<Tensor, Tensor> unpack_lu(const Tensor& LU) {
       tril(narrow(LU, -1, 0, k), -1) + eye(m, k, TensorOptions(LU.dtype()).device(LU.device()));
   Tensor U = triu(narrow(LU, -2, 0, k));
   return {L, U};
+}
+
+// X with A X = B (left) or X A = B, A^T for adjoint, from A's factors in LAPACK's layout (lu
+// [batch, n, n] and pivots [batch, n]); no graph. X A = B is A^T X^T = B^T: the transposed
+// system, solved for X^T.
+Tensor lu_solve_nograd(const Tensor& lu,
+                       const Tensor& pivots,
+                       const Tensor& B,
+                       IntArrayRef batch,
+                       bool left,
+                       bool adjoint,
+                       const char* op) {
+  NoGradGuard no_grad;
+  const int64_t n = lu.sizes()[1];
+  Lapack x = lapack_copy(left ? B : mT(B), batch);
+  if (count(batch) > 0) {
+    slots(lu, op).lu_solve(lu, pivots.view({count(batch), n}), x.mats, adjoint == left);
+  }
+  return left ? x.result : mT(x.result);
 }
 
 bool is_vector_rhs(const Tensor& A, const Tensor& B) {
@@ -254,9 +282,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A,
                                                        bool check_errors) {
   const char* op = "linalg.lu_factor_ex";
   check_matrix(A, op, false);
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, pivot, "[", op,
-                   "] LU without pivoting is not implemented on the CPU");
-  LuResult r = lu_nograd(A, batch_of(A), op);
+  LuResult r = lu_nograd(A, batch_of(A), op, pivot);
   if (check_errors) {
     check_info(r.info, op, [](int32_t i) {
       return "U[" + std::to_string(i) + "," + std::to_string(i) + "] is zero";
@@ -309,12 +335,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU,
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
   const char* op = "linalg.lu";
   check_matrix(A, op, false);
-  EMBER_CHECK_KIND(ErrorKind::NotImplemented, pivot, "[", op,
-                   "] LU without pivoting is not implemented on the CPU");
   Tensor P, L, U;
   {
     NoGradGuard no_grad;
-    LuResult r = lu_nograd(A, batch_of(A), op);
+    LuResult r = lu_nograd(A, batch_of(A), op, pivot);
     std::tie(P, L, U) = lu_unpack(r.lu.result, r.pivots);
   }
   if (any_requires_grad(A)) {
@@ -338,21 +362,13 @@ Tensor linalg_lu_solve(
   const int64_t n = rows(LU);
   EMBER_CHECK(pivots.dim() == LU.dim() - 1 && pivots.sizes()[size_t(pivots.dim() - 1)] == n, "[",
               op, "] pivots must have shape ", with(batch_of(LU), {n}), ", got ", pivots.sizes());
-  EMBER_CHECK((left ? rows(B) : cols(B)) == n, "[", op, "] incompatible shapes of LU and B for ",
-              left ? "A X = B" : "X A = B", " (", n, "x", n, " and ", rows(B), "x", cols(B), ")");
+  check_rhs(n, B, left, op);
   const DimVector batch = broadcast_shapes(batch_of(LU), batch_of(B), op);
   Tensor X;
   {
     NoGradGuard no_grad;
-    const Lapack lu = lapack_copy(LU, batch);
     const Tensor piv = expand(pivots, with(batch, {n})).contiguous();
-    // X A = B is A^T X^T = B^T: solve for X^T with the transposed system.
-    const Tensor rhs = left ? B : mT(B);
-    Lapack x = lapack_copy(rhs, batch);
-    if (count(batch) > 0) {
-      slots(LU, op).lu_solve(lu.mats, piv.view({count(batch), n}), x.mats, adjoint == left);
-    }
-    X = left ? x.result : mT(x.result);
+    X = lu_solve_nograd(lapack_copy(LU, batch).mats, piv, B, batch, left, adjoint, op);
   }
   if (any_requires_grad(LU, B)) {
     record("LinalgLuSolveBackward0", {&LU, &B}, {&X},
@@ -391,19 +407,13 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A,
               B.dim(), "-D");
   const Tensor B2 = vector ? unsqueeze(B, -1) : B;
   const int64_t n = rows(A);
-  EMBER_CHECK((left ? rows(B2) : cols(B2)) == n, "[", op,
-              "] incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B",
-              " (", n, "x", n, " and ", rows(B2), "x", cols(B2), ")");
+  check_rhs(n, B2, left, op);
   const DimVector batch = broadcast_shapes(batch_of(A), batch_of(B2), op);
   Tensor X, info;
   {
     NoGradGuard no_grad;
     LuResult lu = lu_nograd(A, batch, op);
-    Lapack x = lapack_copy(left ? B2 : mT(B2), batch);
-    if (count(batch) > 0) {
-      slots(A, op).lu_solve(lu.lu.mats, lu.pivots.view({count(batch), n}), x.mats, !left);
-    }
-    X = left ? x.result : mT(x.result);
+    X = lu_solve_nograd(lu.lu.mats, lu.pivots, B2, batch, left, false, op);
     if (vector) X = squeeze(X, -1);
     info = lu.info;
   }
@@ -561,9 +571,7 @@ Tensor linalg_solve_triangular(
   check_matrix(B, op, false, "B");
   check_pair(A, B, op);
   const int64_t n = rows(A);
-  EMBER_CHECK((left ? rows(B) : cols(B)) == n, "[", op,
-              "] incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B",
-              " (", n, "x", n, " and ", rows(B), "x", cols(B), ")");
+  check_rhs(n, B, left, op);
   const DimVector batch = broadcast_shapes(batch_of(A), batch_of(B), op);
   Tensor X;
   {

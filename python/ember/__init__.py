@@ -116,7 +116,4 @@ for _name in [n for n in globals() if n.startswith("special_")]:
     del globals()[_name]
 del _name
 
-
-def polygamma(n, input):
-    """torch.polygamma(n, input): the n-th derivative of digamma."""
-    return _C.polygamma(input, n)
+polygamma = special.polygamma  # noqa: F811  (the kernel's binding takes (input, n))

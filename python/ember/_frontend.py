@@ -697,12 +697,6 @@ class DisableTorchFunction(DisableTorchFunctionSubclass):
     """As DisableTorchFunctionSubclass, for every __torch_function__."""
 
 
-def _dist(self, other, p=2):
-    import ember
-
-    return ember.dist(self, other, p)
-
-
 def _map2_(self, x, y, callable):
     """self[i] = callable(self[i], x[i], y[i]) for CPU tensors of self's shape (broadcast)."""
     xb, yb = x.expand_as(self), y.expand_as(self)
@@ -743,7 +737,6 @@ def install_more_tensor_methods(namespace) -> None:
 
     T = _C.Tensor
     for name, method in (
-        ("dist", _dist),
         ("map2_", _map2_),
         ("module_load", _module_load),
         ("reinforce", _reinforce),

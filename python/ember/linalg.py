@@ -7,8 +7,6 @@ whose results are complex, wait for complex dtypes and raise NotImplementedError
 docs/design/linalg.md has the layout, the gradients and what is missing.
 """
 
-from collections import namedtuple
-
 from ember import _C
 from ember._composite import FUNCTIONS as _FUNCTIONS
 
@@ -47,14 +45,6 @@ vander = _FUNCTIONS["linalg.vander"]
 vecdot = _FUNCTIONS["linalg.vecdot"]
 tensorinv = _FUNCTIONS["linalg.tensorinv"]
 tensorsolve = _FUNCTIONS["linalg.tensorsolve"]
-
-# torch.return_types.linalg_lstsq.
-_LstsqResult = namedtuple("linalg_lstsq", "solution residuals rank singular_values")
-
-
-def _lstsq_result(solution, residuals, rank, singular_values):
-    return _LstsqResult(solution, residuals, rank, singular_values)
-
 
 matrix_norm = _la.matrix_norm
 

@@ -21,10 +21,10 @@ def _collect():
 
 globals().update(_collect())
 
+from ember._composites.linalg_factor import LstsqResult as linalg_lstsq  # noqa: E402, F401
 from ember._composites.statistics import _Histogram as histogram  # noqa: E402, F401
 from ember._composites.statistics import _HistogramDD as histogramdd  # noqa: E402, F401
 from ember._composites.statistics import _Mode as mode  # noqa: E402, F401
 from ember._linalg_torch import _slogdet_t as slogdet  # noqa: E402, F401
 from ember._linalg_torch import _svd_t as svd  # noqa: E402, F401
 from ember._linalg_torch import _triangular_solve_t as triangular_solve  # noqa: E402, F401
-from ember.linalg import _LstsqResult as linalg_lstsq  # noqa: E402, F401

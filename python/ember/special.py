@@ -39,16 +39,13 @@ multigammaln = _ember.mvlgamma
 
 
 def polygamma(n, input):
-    """The n-th derivative of digamma (n >= 0)."""
+    """torch.polygamma(n, input), also ember.polygamma: the n-th derivative of digamma (n >= 0).
+    (The kernel's own argument order is the method's, input.polygamma(n).)"""
     return _C.polygamma(input, n)
 
 
-def softmax(input, dim, *, dtype=None):
-    return _C.softmax(input, dim, dtype=dtype)
-
-
-def log_softmax(input, dim, *, dtype=None):
-    return _C.log_softmax(input, dim, dtype=dtype)
+softmax = _ember.softmax
+log_softmax = _ember.log_softmax
 
 
 globals().update(

@@ -316,10 +316,8 @@ def xlog1py(input, other):
 
 @composite("elementwise", ALL, name="special.spherical_bessel_j0")
 def spherical_bessel_j0(input):
-    """sin(x) / x, 1 at 0."""
-    x = _float_of(input)
-    safe = _C.where(x == 0, _C.ones_like(x), x)
-    return _C.where(x == 0, _C.ones_like(x), _C.sin(safe) / safe)
+    """sin(x) / x, 1 at 0: sinc(x / pi)."""
+    return sinc(_float_of(input) / math.pi)
 
 
 def _polynomial(name, first, second, step, shift=False):

@@ -72,7 +72,7 @@ def _vnorm(d, p):
     return ember.linalg.vector_norm(d, ord=p, dim=-1)
 
 
-@composite("linalg", FLOATING)
+@composite("linalg", FLOATING, method=True)
 def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
     import ember

@@ -3,12 +3,16 @@
 and the tensor forms. Their gradients are the chain of their parts'."""
 
 import math
+from collections import namedtuple
 
 from ember import _C
 from ember._composite import composite
 from ember._composites._dtypes import FLOAT32_64, NUMERIC
 
 _la = _C._linalg
+
+# torch.return_types.linalg_lstsq.
+LstsqResult = namedtuple("linalg_lstsq", "solution residuals rank singular_values")
 
 
 def _check_square(A, op):
@@ -233,9 +237,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
             residuals = ((A @ X - B2) ** 2).sum(-2)
     if vector:
         X = X.squeeze(-1)
-    from ember.linalg import _lstsq_result
-
-    return _lstsq_result(X, residuals, rank, S)
+    return LstsqResult(X, residuals, rank, S)
 
 
 @composite("linalg_factor", NUMERIC, name="linalg.multi_dot")

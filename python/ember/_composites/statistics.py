@@ -218,22 +218,29 @@ def renorm(input, p, dim, maxnorm):
     return input * factor
 
 
+def _bin_edges(x, bins, range, dtype):
+    """The edges of histogram bins over the 1-d x: `bins` itself when it is a tensor of edges,
+    else bins + 1 equal steps over range, or over x's span (widened by 1/2 each side when x is
+    constant, [0, 1] when empty), as numpy.histogram."""
+    if isinstance(bins, _C.Tensor):
+        return bins.to(dtype)
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+    elif x.numel():
+        lo, hi = float(x.min()), float(x.max())
+    else:
+        lo, hi = 0.0, 1.0
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _C.linspace(lo, hi, int(bins) + 1, dtype=dtype)
+
+
 @composite("statistics", FLOAT32_64, differentiable=False, method=True)
 def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """(hist, bin_edges), as numpy.histogram: bins equal bins over range (the data's by
     default) or the given edges."""
     x = input.reshape(-1)
-    if isinstance(bins, _C.Tensor):
-        edges = bins.to(input.dtype)
-    else:
-        lo, hi = (
-            range
-            if range is not None
-            else ((float(x.min()), float(x.max())) if x.numel() else (0.0, 1.0))
-        )
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = _C.linspace(float(lo), float(hi), int(bins) + 1, dtype=input.dtype)
+    edges = _bin_edges(x, bins, range, input.dtype)
     nb = edges.numel() - 1
     inside = (x >= edges[0]) & (x <= edges[-1])
     xi = x[inside]
@@ -265,21 +272,12 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     x = input.reshape(-1, D)
     if isinstance(bins, int):
         bins = [bins] * D
-    edges = []
-    for d in builtins.range(D):
-        b = bins[d]
-        if isinstance(b, _C.Tensor):
-            edges.append(b.to(input.dtype))
-            continue
-        if range is not None:
-            lo, hi = float(range[2 * d]), float(range[2 * d + 1])
-        elif x.shape[0]:
-            lo, hi = float(x[:, d].min()), float(x[:, d].max())
-        else:
-            lo, hi = 0.0, 1.0
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges.append(_C.linspace(lo, hi, int(b) + 1, dtype=input.dtype))
+    edges = [
+        _bin_edges(
+            x[:, d], bins[d], None if range is None else range[2 * d : 2 * d + 2], input.dtype
+        )
+        for d in builtins.range(D)
+    ]
     sizes = [e.numel() - 1 for e in edges]
     inside = _C.ones(x.shape[0], dtype=_C.bool)
     flat = _C.zeros(x.shape[0], dtype=_C.int64)

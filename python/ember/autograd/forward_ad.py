@@ -11,6 +11,7 @@ pass alongside the computation."""
 from collections import namedtuple
 
 from ember import _C
+from ember.autograd.grad_mode import enable_grad as _GradOn
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", "primal tangent")
 
@@ -101,12 +102,3 @@ def unpack_dual(tensor, *, level=None):
     if jv is None:
         jv = _C.zeros_like(primal)
     return UnpackedDualTensor(primal, jv)
-
-
-class _GradOn:
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(True)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)

@@ -30,19 +30,11 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
-def pdist(input, p=2.0):
-    """The p-norm distances between the rows of a 2-d input, pairs i < j in row-major order."""
+def pdist(input, p: float = 2.0):
+    """The p-norm distances between the rows of a 2-d input, pairs i < j in row-major order: the
+    upper triangle of cdist(input, input), whose gradient is 0 where rows coincide."""
     if input.dim() != 2:
         raise RuntimeError(f"[pdist] pdist only supports 2D tensors, got: {input.dim()}D")
     n = input.shape[0]
-    if n < 2:
-        return _C.empty((0,), dtype=input.dtype, device=input.device)
     i, j = ember.triu_indices(n, n, 1, device=input.device)
-    d = input.index_select(0, i) - input.index_select(0, j)
-
-    if p == 2:
-        # Norm of zero rows: gradient 0 rather than nan, as PyTorch.
-        sq = (d * d).sum(-1)
-        safe = _C.where(sq == 0, _C.ones_like(sq), sq)
-        return _C.where(sq == 0, _C.zeros_like(sq), safe.sqrt())
-    return ember.linalg.vector_norm(d, ord=p, dim=-1)
+    return ember.cdist(input, input, p)[i, j]

@@ -13,10 +13,7 @@ __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 def _norm_except_dim(v, dim):
     """The 2-norm of v over every dimension but dim (all of them for dim=-1), keeping dims."""
-    if dim == -1:
-        return v.norm()
-    dims = [d for d in range(v.dim()) if d != dim]
-    return v.pow(2).sum(dims, keepdim=True).sqrt()
+    return ember.norm_except_dim(v, 2, dim)
 
 
 class _WeightNorm(Module):

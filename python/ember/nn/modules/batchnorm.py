@@ -218,8 +218,12 @@ class SyncBatchNorm(_BatchNorm):
         process_group=None,
         device=None,
         dtype=None,
+        *,
+        bias=True,
     ):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
         self.process_group = process_group
 
     def _check_input_dim(self, input) -> None:
@@ -249,6 +253,7 @@ class SyncBatchNorm(_BatchNorm):
                 module.affine,
                 module.track_running_stats,
                 process_group,
+                bias=getattr(module, "bias", None) is not None or not module.affine,
             )
             if module.affine:
                 with ember.no_grad():

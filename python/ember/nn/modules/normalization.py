@@ -170,6 +170,9 @@ class CrossMapLRN2d(LocalResponseNorm):
     """Lua Torch's cross-channel LRN of a 4-d input: out = x (k + alpha / size * sum of x^2 over
     `size` neighbouring channels)^-beta, which is LocalResponseNorm's formula."""
 
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)  # PyTorch's signature: k's default is the int 1
+
     def forward(self, input):
         if input.dim() != 4:
             raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")

@@ -6,7 +6,8 @@
 // Elementwise dropout is one kernel pass (backend/cpu/nn_dropout.cpp, Note [Dropout mask]): the
 // mask comes from Philox counters reserved from the generator, so the backward regenerates it from
 // (seed, counter) instead of storing it. The channel-wise forms draw a small (N, C, 1, ...) noise
-// tensor with the same kernel and multiply, so their gradient is the product's.
+// tensor with the same kernel and multiply, so their gradient is the product's. In the Mt19937
+// stream (Note [Random streams]) the mask is PyTorch's, drawn with rand and stored.
 #include <cmath>
 
 #include "ember/autograd/grad_mode.h"
@@ -17,6 +18,7 @@
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/nn_dropout.h"
+#include "ember/ops/random.h"
 #include "ember/ops/registry.h"
 #include "ember/ops/view.h"
 
@@ -37,11 +39,14 @@ const OpInfo kDropoutOps[] = {
 // SELU's -alpha * scale: what a dropped unit becomes before alpha dropout's affine correction.
 constexpr double kAlpha = 1.7580993408473766;
 
-// One draw of a dropout mask: Philox key and first counter, and the keep threshold.
+// One draw of a dropout mask: Philox key and first counter, and the keep threshold; or, in the
+// Mt19937 stream (Note [Random streams]), the stored mask itself, as PyTorch's CPU dropout draws
+// it (bernoulli_(1 - p): one double uniform per element in memory order, kept when below 1 - p).
 struct Mask {
   uint64_t key = 0, counter = 0;
   uint32_t threshold = 0;
   DimVector strides;  // the memory order the mask's element indices follow
+  Tensor keep;        // Mt19937 only: bool, true where kept
 };
 
 void check_p(double p, const char* op) {
@@ -57,6 +62,13 @@ void check_floating(const Tensor& x, const char* op) {
 Mask draw_mask(const Tensor& dense, double p) {
   Generator& gen = default_generator();
   Mask m;
+  if (random_stream() == RandomStream::Mt19937) {
+    NoGradGuard no_grad;
+    m.strides = DimVector(dense.strides().data(), dense.strides().size());
+    const Tensor u = rand({dense.numel()}, TensorOptions(kFloat64).device(dense.device()));
+    m.keep = lt(as_strided(u, dense.sizes(), m.strides, 0), Scalar(1.0 - p));
+    return m;
+  }
   m.key = gen.initial_seed();
   m.counter = gen.reserve(dropout_counters(dense.numel()));
   // Kept when the 32-bit word is below (1 - p) * 2^32 (0 < p < 1 here).
@@ -88,9 +100,17 @@ Tensor apply_mask(const Tensor& x, const Mask& m, double mul, double add_kept, d
       in = empty_strided(x.sizes(), m.strides, TensorOptions(x.dtype()).device(x.device()));
       in.copy_(x);
     }
-    out = empty_strided(x.sizes(), m.strides, TensorOptions(x.dtype()).device(x.device()));
-    kernel(kernels_of(kernels(x.device()).nn_dropout, x.device(), "dropout").dropout, x.device(),
-           "dropout")(out, in, m.key, m.counter, m.threshold, mul, add_kept, add_dropped);
+    if (m.keep.defined()) {
+      // x * (kept ? mul : 0) + (kept ? add_kept : add_dropped), NaN staying NaN as in the kernel.
+      const Tensor k = to_dtype(m.keep, x.dtype());
+      out = in * (k * Scalar(mul));
+      if (add_kept != 0 || add_dropped != 0)
+        out = out + (k * Scalar(add_kept - add_dropped) + Scalar(add_dropped));
+    } else {
+      out = empty_strided(x.sizes(), m.strides, TensorOptions(x.dtype()).device(x.device()));
+      kernel(kernels_of(kernels(x.device()).nn_dropout, x.device(), "dropout").dropout, x.device(),
+             "dropout")(out, in, m.key, m.counter, m.threshold, mul, add_kept, add_dropped);
+    }
   }
   if (any_requires_grad(x)) {
     record("NativeDropoutBackward0", {&x}, {&out}, [m, mul](TensorList& g, Node&) {
@@ -129,7 +149,8 @@ Tensor& elementwise_dropout_(Tensor& self, double p, bool train, bool alpha, con
   if (p == 1) return self.mul_(Scalar(0.0));
   const bool recording = any_requires_grad(self);
   check_inplace(self, op, recording);
-  const bool in_place = self.is_non_overlapping_and_dense();
+  const bool in_place =
+      self.is_non_overlapping_and_dense() && random_stream() == RandomStream::Philox;
   if (recording || !in_place) {
     // Out of place on self's value (the gradient does not read it), then written back.
     const Tensor result = elementwise_dropout(self, p, train, alpha, op);

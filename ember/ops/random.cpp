@@ -81,6 +81,10 @@ Tensor draw(RandomDist dist,
   return out;
 }
 
+// The uniforms a tensor of probabilities is compared with: float64 for float64 probabilities,
+// float32 (24 random bits) otherwise, as PyTorch's bernoulli_distribution<double> / <float>.
+DType uniform_dtype(const Tensor& p) { return p.dtype() == kFloat64 ? kFloat64 : kFloat32; }
+
 bool any_true(const Tensor& mask) { return any(mask).item().to_double() != 0; }
 
 void check_floating(const Tensor& t, const char* op, const char* what) {
@@ -219,8 +223,8 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
   Tensor out;
   {
     NoGradGuard no_grad;
-    const Tensor u =
-        draw(RandomDist::Uniform, p.sizes(), kFloat64, p.device(), gen, 0.0, 1.0, "bernoulli");
+    const Tensor u = draw(RandomDist::Uniform, p.sizes(), uniform_dtype(p), p.device(), gen, 0.0,
+                          1.0, "bernoulli");
     out = to_dtype(lt(u, p), p.dtype());
   }
   record_zero_grad("BernoulliBackward0", p, out);
@@ -375,7 +379,7 @@ Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* gen) {
   Tensor hit;
   {
     NoGradGuard no_grad;  // p may require grad: the comparison has no gradient anyway
-    hit = lt(draw(RandomDist::Uniform, self.sizes(), kFloat64, self.device(), gen, 0.0, 1.0,
+    hit = lt(draw(RandomDist::Uniform, self.sizes(), uniform_dtype(p), self.device(), gen, 0.0, 1.0,
                   "bernoulli_"),
              p);
   }

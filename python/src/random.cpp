@@ -72,6 +72,14 @@ Tensor& random_py(Tensor& self, nb::args args, nb::kwargs kwargs) {
 
 void init_random(nb::module_& m) {
   auto& cls = tensor_class();
+  // ember.random.set_stream / get_stream (Note [Random streams] in core/generator.cpp).
+  m.def("_set_random_stream", [](std::string_view name) {
+    EMBER_CHECK_VALUE(name == "philox" || name == "mt19937",
+                      "[set_stream] expected 'philox' or 'mt19937', got '", name, "'");
+    set_random_stream(name == "philox" ? RandomStream::Philox : RandomStream::Mt19937);
+  });
+  m.def("_random_stream",
+        [] { return random_stream() == RandomStream::Philox ? "philox" : "mt19937"; });
   m.def(
       "rand",
       [](nb::args size, Generator* gen, EMBER_OPTION_PARAMS) {

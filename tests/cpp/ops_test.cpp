@@ -483,6 +483,26 @@ TEST(Random, GeneratorObjectsAndState) {
   EXPECT_EMBER_ERROR(g1.set_state(state.data(), 3), ErrorKind::Value, "[Generator.set_state]");
 }
 
+TEST(Random, Mt19937IsTheReferenceEngine) {
+  // The C++ standard's check of std::mt19937: the 10000th output from the default seed 5489.
+  ember::Mt19937 engine;
+  uint32_t x = 0;
+  for (int i = 0; i < 10000; ++i) x = engine();
+  EXPECT_EQ(x, 4123659995u);
+}
+
+TEST(Random, Mt19937StreamGivesPyTorchsNumbers) {
+  // torch.manual_seed(0); torch.rand(3) and torch.randint(0, 10, (3,)) in PyTorch.
+  ember::set_random_stream(ember::RandomStream::Mt19937);
+  ember::manual_seed(0);
+  const V u = ember::rand({3}).to_vector<float>();
+  ember::manual_seed(0);
+  const std::vector<int64_t> k = ember::randint(0, 10, {3}).to_vector<int64_t>();
+  ember::set_random_stream(ember::RandomStream::Philox);
+  EXPECT_EQ(u, (V{0.4962566f, 0.7682218f, 0.08847743f}));
+  EXPECT_EQ(k, (std::vector<int64_t>{4, 9, 3}));
+}
+
 // ---- determinism -------------------------------------------------------------------------------
 
 TEST(Determinism, SumIsBitwiseIdenticalOnOneAndTwoThreads) {

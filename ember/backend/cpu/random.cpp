@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <type_traits>
 #include <vector>
 
 #include "ember/backend/cpu/loops.h"
@@ -79,11 +80,96 @@ void random_typed(RandomDist dist,
   });
 }
 
+// --- PyTorch's CPU stream (Note [Random streams] in core/generator.cpp) --------------------------
+// Each draws serially in element order, as PyTorch's cpu_serial_kernel does, under the
+// generator's lock.
+
+// uniform_real_distribution<T>: the low digits(T) bits of one word (64 bits for double, 32
+// otherwise) over 2^digits, scaled in T's accumulation type (float below double).
+template <class T>
+opmath_t<T> mt_uniform(Mt19937Stream& s, opmath_t<T> from, opmath_t<T> to) {
+  using A = opmath_t<T>;
+  constexpr int bits = uniform_bits<T>();
+  const uint64_t word = std::is_same_v<T, double> ? s.random64() : uint64_t(s.random());
+  const A x = A(word & ((uint64_t(1) << bits) - 1)) * (A(1) / A(uint64_t(1) << bits));
+  return x * (to - from) + from;
+}
+
+// normal_distribution<double>: Box-Muller on two double uniforms, keeping the second normal.
+double mt_normal(Mt19937Stream& s, double mean, double std) {
+  if (s.next_normal) {
+    const double z = *s.next_normal;
+    s.next_normal.reset();
+    return z * std + mean;
+  }
+  const double u1 = mt_uniform<double>(s, 0.0, 1.0), u2 = mt_uniform<double>(s, 0.0, 1.0);
+  const double r = std::sqrt(-2.0 * std::log1p(-u2));
+  const double theta = 2.0 * std::numbers::pi * u1;
+  s.next_normal = r * std::sin(theta);
+  return r * std::cos(theta) * std + mean;
+}
+
+// normal_fill's block of 16 uniforms in place: pairs (j, j + 8) become two normals.
+template <class T>
+void mt_normal_16(T* d, opmath_t<T> mean, opmath_t<T> std) {
+  using A = opmath_t<T>;
+  for (int j = 0; j < 8; ++j) {
+    const A u1 = A(1) - A(d[j]), u2 = A(d[j + 8]);
+    const A radius = std::sqrt(A(-2) * std::log(u1));
+    const A theta = A(2.0 * std::numbers::pi * double(u2));
+    d[j] = T(radius * std::cos(theta) * std + mean);
+    d[j + 8] = T(radius * std::sin(theta) * std + mean);
+  }
+}
+
+template <class T>
+void mt_random_typed(
+    RandomDist dist, T* out, int64_t n, Mt19937Stream& s, const Scalar& a, const Scalar& b) {
+  using A = opmath_t<T>;
+  if (dist == RandomDist::Integer) {
+    // uniform_int_from_to_distribution: a 64-bit word only when the span needs one.
+    const uint64_t low = uint64_t(a.to_int()), span = uint64_t(b.to_int()) - low;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t w = span >= (uint64_t(1) << 32) ? s.random64() : uint64_t(s.random());
+      out[i] = T(A(int64_t(low + w % span)));
+    }
+  } else if (dist == RandomDist::Uniform) {
+    const A from = A(T(a.to_double())), to = A(T(b.to_double()));
+    for (int64_t i = 0; i < n; ++i) out[i] = T(mt_uniform<T>(s, from, to));
+  } else if (dist == RandomDist::Exponential) {
+    // exponential_distribution<double>: -log1p(-u) / rate.
+    const double rate = a.to_double();
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = T(A(-1.0 / rate * std::log1p(-mt_uniform<double>(s, 0.0, 1.0))));
+  } else if (n >= 16) {
+    // normal_fill: every uniform first, Box-Muller per block of 16, and the tail's last 16
+    // redrawn and transformed again.
+    const A mean = A(T(a.to_double())), std = A(T(b.to_double()));
+    for (int64_t i = 0; i < n; ++i) out[i] = T(mt_uniform<T>(s, A(0), A(1)));
+    for (int64_t i = 0; i + 16 <= n; i += 16) mt_normal_16(out + i, mean, std);
+    if (n % 16 != 0) {
+      T* tail = out + n - 16;
+      for (int i = 0; i < 16; ++i) tail[i] = T(mt_uniform<T>(s, A(0), A(1)));
+      mt_normal_16(tail, mean, std);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = T(A(mt_normal(s, a.to_double(), b.to_double())));
+  }
+}
+
 void random_kernel(
     RandomDist dist, const Tensor& out, Generator& gen, const Scalar& a, const Scalar& b) {
   EMBER_ASSERT(out.is_contiguous(), "random output must be contiguous");
   const int64_t n = out.numel();
   if (n == 0) return;
+  if (random_stream() == RandomStream::Mt19937) {
+    gen.with_mt19937([&](Mt19937Stream& s) {
+      dispatch_dtype<kNumericTypes>(out.dtype(), "random", [&]<class T>() {
+        mt_random_typed<T>(dist, static_cast<T*>(out.data_ptr()), n, s, a, b);
+      });
+    });
+    return;
+  }
   const uint64_t key = gen.initial_seed();
   const uint64_t base = gen.reserve(uint64_t((n + 1) / 2));
   dispatch_dtype<kNumericTypes>(out.dtype(), "random", [&]<class T>() {
@@ -95,13 +181,27 @@ void randperm_kernel(const Tensor& out, Generator& gen) {
   const int64_t n = out.numel();
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
-  const uint64_t key = gen.initial_seed();
-  const uint64_t base = gen.reserve(uint64_t(n));
-  // Fisher-Yates, one Philox block per swap.
-  for (int64_t i = n - 1; i > 0; --i) {
-    const auto w = philox(key, base + uint64_t(i), 0);
-    const int64_t j = int64_t(((uint64_t(w[0]) << 32) | w[1]) % uint64_t(i + 1));
-    std::swap(perm[i], perm[j]);
+  if (random_stream() == RandomStream::Mt19937) {
+    // PyTorch's randperm_cpu: Fisher-Yates from the front, one 32-bit word per swap (PyTorch
+    // switches to another method from n = 2^32 / 20 on).
+    EMBER_CHECK(n < int64_t(std::numeric_limits<uint32_t>::max() / 20), "[randperm] n = ", n,
+                " is beyond the mt19937 stream's range (",
+                std::numeric_limits<uint32_t>::max() / 20, ")");
+    gen.with_mt19937([&](Mt19937Stream& s) {
+      for (int64_t i = 0; i + 1 < n; ++i) {
+        const int64_t z = int64_t(uint64_t(s.random()) % uint64_t(n - i));
+        std::swap(perm[size_t(i)], perm[size_t(i + z)]);
+      }
+    });
+  } else {
+    const uint64_t key = gen.initial_seed();
+    const uint64_t base = gen.reserve(uint64_t(n));
+    // Fisher-Yates, one Philox block per swap.
+    for (int64_t i = n - 1; i > 0; --i) {
+      const auto w = philox(key, base + uint64_t(i), 0);
+      const int64_t j = int64_t(((uint64_t(w[0]) << 32) | w[1]) % uint64_t(i + 1));
+      std::swap(perm[i], perm[j]);
+    }
   }
   dispatch_dtype<kNumericTypes>(out.dtype(), "randperm", [&]<class T>() {
     EMBER_CHECK(n == 0 || double(n - 1) <= double(std::numeric_limits<T>::max()),
@@ -109,6 +209,44 @@ void randperm_kernel(const Tensor& out, Generator& gen) {
     T* p = static_cast<T*>(out.data_ptr());
     for (int64_t i = 0; i < n; ++i) p[i] = T(opmath_t<T>(perm[i]));
   });
+}
+
+// PyTorch's multinomial: one sample or none replaced is the exponential race over the whole
+// weight matrix at once (q ~ Exp(1) for every weight, then the largest w / q); with replacement,
+// per row, one double uniform per sample against the normalised cumulative weights.
+void mt_multinomial(const Tensor& out, const Tensor& w, bool replacement, Generator& gen) {
+  const int64_t rows = w.sizes()[0], n = w.sizes()[1], k = out.sizes()[1];
+  const double* wp = static_cast<const double*>(w.data_ptr());
+  int64_t* op = static_cast<int64_t*>(out.data_ptr());
+  std::vector<double> acc(static_cast<size_t>(rows * n));
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  gen.with_mt19937([&](Mt19937Stream& s) {
+    if (!replacement || k == 1) {
+      for (int64_t i = 0; i < rows * n; ++i)
+        acc[size_t(i)] = wp[i] / -std::log1p(-mt_uniform<double>(s, 0.0, 1.0));
+      return;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const double* row = wp + r * n;
+      double total = 0;
+      for (int64_t i = 0; i < n; ++i) acc[size_t(r * n + i)] = total += row[i];
+      for (int64_t i = 0; i < n; ++i) acc[size_t(r * n + i)] /= total;
+      for (int64_t j = 0; j < k; ++j) {
+        const double u = mt_uniform<double>(s, 0.0, 1.0);
+        const double* cum = acc.data() + r * n;
+        op[r * k + j] = std::min<int64_t>(int64_t(std::lower_bound(cum, cum + n, u) - cum), n - 1);
+      }
+    }
+  });
+  if (replacement && k > 1) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* key = acc.data() + r * n;
+    for (int64_t i = 0; i < n; ++i) order[size_t(i)] = i;
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t x, int64_t y) {
+      return key[x] > key[y] || (key[x] == key[y] && x < y);
+    });
+    for (int64_t j = 0; j < k; ++j) op[r * k + j] = order[size_t(j)];
+  }
 }
 
 // Row r uses the Philox blocks base + r * per_row + j, so rows are independent of the threads.
@@ -121,6 +259,7 @@ void multinomial_kernel(const Tensor& out, const Tensor& w, bool replacement, Ge
       "multinomial expects contiguous float64 weights and int64 output");
   const int64_t rows = w.sizes()[0], n = w.sizes()[1], k = out.sizes()[1];
   if (rows == 0 || k == 0) return;
+  if (random_stream() == RandomStream::Mt19937) return mt_multinomial(out, w, replacement, gen);
   const uint64_t per_row = uint64_t(replacement ? k : n);
   const uint64_t key = gen.initial_seed();
   const uint64_t base = gen.reserve(uint64_t(rows) * per_row);

@@ -262,9 +262,11 @@ class _BaseIter:
         except TypeError:  # an unsized sampler or IterableDataset
             self._len = None
         self._sampler_iter = iter(self._index_sampler)
-        # Drawn with or without workers, as PyTorch, so both consume the same random numbers
-        # and shuffle identically after the same manual_seed.
-        self._base_seed = int(ember.randint(0, 2**62, (), generator=loader.generator).item())
+        # Drawn with or without workers, and as PyTorch draws it (random_ on an int64 scalar), so
+        # both consume the same random numbers and shuffle identically after the same manual_seed
+        # (in the mt19937 stream, as under PyTorch).
+        seed = ember.empty((), dtype=ember.int64).random_(generator=loader.generator)
+        self._base_seed = int(seed.item())
         self._num_yielded = 0
 
     def _reset(self, loader):

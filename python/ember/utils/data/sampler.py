@@ -30,7 +30,7 @@ def _fresh_generator(generator):
     (so each epoch of a shuffling sampler differs, and manual_seed fixes them all)."""
     if generator is not None:
         return generator
-    seed = int(ember.randint(0, 2**62, ()).item())
+    seed = int(ember.empty((), dtype=ember.int64).random_().item())
     g = ember.Generator()
     g.manual_seed(seed)
     return g

@@ -9,6 +9,12 @@ its own folder with a few steps' worth of arguments, and reported with its resul
     PYTHONPATH=python .venv/bin/python scripts/realworld.py --only makemore -v  # one, with output
     ... --write-docs    # the table into docs/compat.md
 
+With --torch, ember runs every program in PyTorch's random stream (EMBER_RNG=mt19937, Note [Random
+streams] in ember/core/generator.cpp), and for each seeded program (its source, or a module of its
+repository that it imports, calls manual_seed) the losses both sides print are compared: the first
+ten numbers printed after the word "loss" (or, in a program that never prints it, the first ten
+numbers it prints) must agree to 1e-4 relative, or to the last digit printed.
+
 Under ember, a meta-path hook maps `torch` and every `torch.<x>` to `ember` and `ember.<x>`: the
 very same module objects, so `import torch.nn as nn` gives `ember.nn`. A module ember lacks fails
 as `No module named 'ember.<x>'`, the program's first error. scripts/realworld_standins/ holds
@@ -24,6 +30,7 @@ import importlib.abc
 import importlib.util
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import time
@@ -214,6 +221,7 @@ CORPUS = [
             "--workers=0",
             "--imageSize=64",
             "--niter=1",
+            "--manualSeed=1",  # otherwise a seed from the unseeded `random`: not deterministic
         ),
         steps="1 batch",
     ),
@@ -318,11 +326,70 @@ def first_error(stderr: str) -> str:
     return lines[-1].strip()[:160] if lines else ""
 
 
+# --- the seeded-loss comparison ------------------------------------------------------------------
+LOSS = re.compile(r"loss[^0-9\n]{0,16}?(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", re.IGNORECASE)
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w])")
+LOSSES_COMPARED, LOSS_RTOL = 10, 1e-4
+SEEDS = re.compile(r"^[^#\n]*\bmanual_seed\s*\(", re.MULTILINE)  # a call, not a comment
+
+
+def is_seeded(folder: pathlib.Path, prog: Program) -> bool:
+    """The program seeds PyTorch's generator: manual_seed in its source or in a module of its
+    repository that it imports (minGPT's set_seed)."""
+    source = (folder / prog.path).read_text(errors="replace")
+    if SEEDS.search(source):
+        return True
+    for name in re.findall(r"^\s*(?:from|import)\s+([\w.]+)", source, re.MULTILINE):
+        for base in (folder / prog.path).parent, *(folder / p for p in prog.pythonpath):
+            for cand in (
+                (base / name.replace(".", "/")).with_suffix(".py"),
+                base / name.replace(".", "/") / "__init__.py",
+            ):
+                if cand.exists() and SEEDS.search(cand.read_text(errors="replace")):
+                    return True
+    return False
+
+
+def printed_losses(stdout: str) -> list[str]:
+    found = LOSS.findall(stdout) or NUMBER.findall(stdout)
+    return found[:LOSSES_COMPARED]
+
+
+def last_digit(text: str) -> float:
+    """One unit of the last digit printed: 0.0123 -> 1e-4, 1.5e-03 -> 1e-4."""
+    mantissa, _, exp = text.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])  # "5." (NumPy's float 5) has none
+    return 10.0 ** (int(exp or 0) - decimals)
+
+
+def compare_losses(mine: list[str], theirs: list[str]) -> str:
+    if not theirs:
+        return "no losses printed"
+    if len(mine) != len(theirs):
+        return f"**differ**: {len(mine)} numbers printed, PyTorch {len(theirs)}"
+    worst = 0.0
+    for k, (a, b) in enumerate(zip(mine, theirs)):
+        x, y = float(a), float(b)
+        bound = max(LOSS_RTOL * max(abs(x), abs(y)), last_digit(a), last_digit(b))
+        if abs(x - y) > bound:
+            return f"**differ** at number {k + 1}: {a} vs {b}"
+        worst = max(worst, abs(x - y) / max(abs(y), 1e-12))
+    return f"agree ({len(mine)} numbers, max rel {worst:.0e})"
+
+
 def run_one(
-    python: str, side: str, prog: Program, folder: pathlib.Path, timeout: float, verbose: bool
+    python: str,
+    side: str,
+    prog: Program,
+    folder: pathlib.Path,
+    timeout: float,
+    verbose: bool,
+    stream: str = "",
 ):
     path = folder / prog.path
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    if stream:
+        env["EMBER_RNG"] = stream
     if prog.data_size:
         env["REALWORLD_DATA_SIZE"] = str(prog.data_size)
     extra = [str(folder / p) for p in prog.pythonpath]
@@ -340,7 +407,7 @@ def run_one(
     secs = time.monotonic() - start
     if verbose:
         print(out[-3000:], err[-6000:], sep="\n", file=sys.stderr)
-    return rc == 0, secs, "" if rc == 0 else first_error(err)
+    return rc == 0, secs, "" if rc == 0 else first_error(err), printed_losses(out)
 
 
 def main() -> int:
@@ -365,42 +432,66 @@ def main() -> int:
     if args.torch:
         args.torch = os.path.abspath(args.torch)  # the programs run in their own folders
     progs = [p for p in CORPUS if not args.only or args.only in f"{p.repo}/{p.path}"]
-    rows, passed, torch_passed, both = [], 0, 0, 0
+    rows, passed, torch_passed, both, seeded, agreed = [], 0, 0, 0, 0, 0
+    stream = "mt19937" if args.torch else ""  # PyTorch's numbers, to compare losses with
     for prog in progs:
         folder, commit = snapshot(prog.repo, pathlib.Path(args.mirror), "ember")
         if prog.setup is not None:
             prog.setup((folder / prog.path).parent)
-        ok, secs, err = run_one(sys.executable, "ember", prog, folder, args.timeout, args.verbose)
+        ok, secs, err, losses = run_one(
+            sys.executable, "ember", prog, folder, args.timeout, args.verbose, stream
+        )
         passed += ok
-        torch_cell = ""
+        torch_cell = loss_cell = ""
         if args.torch:
+            loss_cell = "not seeded" if not is_seeded(folder, prog) else ""
             folder, _ = snapshot(prog.repo, pathlib.Path(args.mirror), "torch")
             if prog.setup is not None:
                 prog.setup((folder / prog.path).parent)
-            t_ok, t_secs, t_err = run_one(args.torch, "torch", prog, folder, args.timeout, False)
+            t_ok, t_secs, t_err, t_losses = run_one(
+                args.torch, "torch", prog, folder, args.timeout, False
+            )
             torch_passed += t_ok
             both += t_ok and ok
             torch_cell = f"pass ({t_secs:.1f} s)" if t_ok else f"fail: `{t_err}`"
+            if not loss_cell:
+                loss_cell = compare_losses(losses, t_losses) if ok and t_ok else "did not run"
+                seeded += loss_cell != "no losses printed" and ok and t_ok
+                agreed += loss_cell.startswith("agree")
         cell = f"pass ({secs:.1f} s)" if ok else f"**fail**: `{err}`"
-        rows.append((prog, commit, cell, torch_cell))
-        print(f"{'PASS' if ok else 'FAIL'} {prog.repo}/{prog.path} {secs:.1f}s {err}", flush=True)
+        rows.append((prog, commit, cell, torch_cell, loss_cell))
+        print(
+            f"{'PASS' if ok else 'FAIL'} {prog.repo}/{prog.path} {secs:.1f}s {err} {loss_cell}",
+            flush=True,
+        )
 
     head = "| repository | commit | program | steps | ember |"
     sep = "|---|---|---|---|---|"
     if args.torch:
-        head, sep = head + " PyTorch |", sep + "---|"
+        head, sep = head + " PyTorch | seeded losses |", sep + "---|---|"
     lines = [head, sep]
-    for prog, commit, cell, torch_cell in rows:
+    for prog, commit, cell, torch_cell, loss_cell in rows:
         line = f"| {prog.repo} | {commit[:10]} | `{prog.path}` | {prog.steps or 'as written'} "
-        line += f"| {cell} |" + (f" {torch_cell} |" if args.torch else "")
+        line += f"| {cell} |" + (f" {torch_cell} | {loss_cell} |" if args.torch else "")
         lines.append(line)
     summary = f"ember runs {passed} of {len(rows)} programs unchanged"
     if args.torch:
         summary += (
             f"; PyTorch runs {torch_passed}, and of those ember runs {both} "
-            f"({100.0 * both / max(torch_passed, 1):.0f}%)"
+            f"({100.0 * both / max(torch_passed, 1):.0f}%); of the {seeded} seeded programs that "
+            f"print losses and run on both sides, {agreed} agree with PyTorch"
         )
-    text = "\n".join(lines) + f"\n\n{summary}.\n"
+    peer = ""
+    if args.torch:
+        version = subprocess.run(
+            [args.torch, "-c", "import torch; print(torch.__version__)"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        peer = f", PyTorch {version}"
+    when = f"Run on {time.strftime('%Y-%m-%d')} ({os.cpu_count()} cores{peer}), "
+    when += f"`--timeout {args.timeout:.0f}`:\n\n"
+    text = when + "\n".join(lines) + f"\n\n{summary}.\n"
     if args.write_docs:
         doc = DOC.read_text()
         pre, rest = doc.split(BEGIN, 1)

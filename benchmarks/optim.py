@@ -1,17 +1,17 @@
-"""Optimizer step: ember's Adam against torch.optim.Adam in one process, float32, over the
-parameter shapes of ResNet-50 (161 tensors, 25,557,032 values).
+"""Optimizer step: ember's Adam (or --optimizer NAME) against torch.optim's in one process,
+float32, over the parameter shapes of ResNet-50 (161 tensors, 25,557,032 values).
 
 Rows, at each thread count:
   torch default    torch.optim.Adam(params) with default arguments (the for-loop
                    implementation on CPU), the reference for the ratio
   torch foreach    foreach=True (multi-tensor ops, still one pass per op)
-  torch fused      fused=True, when this torch has a fused CPU Adam
+  torch fused      fused=True, when this torch has a fused CPU version of the optimizer
 ember's side is ember.optim.Adam(params) with default arguments: one fused C++ call per step.
 Before timing, one step of each library from the same parameters and gradients is compared, so a
 wrong answer is never timed. Rounds alternate the two sides and swap who goes first; the figure
 is the median time per step and the ratio is torch time / ember time (above 1: ember is faster).
 
-    benchmarks/run.sh optim [--threads 1,2] [--rounds 5] [--json out.json]
+    benchmarks/run.sh optim [--optimizer Adam] [--threads 1,2] [--rounds 5] [--json out.json]
 
 On a loaded machine (more runnable threads than cores), set OMP_WAIT_POLICY=PASSIVE: with
 spinning OpenMP threads PyTorch's 2-thread step took 100 ms to 3 s here instead of 15-90 ms.
@@ -64,6 +64,7 @@ def ms_per_step(step, min_time):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--optimizer", default="Adam", help="a torch.optim class name")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     parser.add_argument("--min-time", type=float, default=0.3, help="seconds per measurement")
@@ -86,14 +87,15 @@ def main():
     for p, g in zip(t_params, grads):
         p.grad = torch.tensor(g)
 
-    e_opt = ember.optim.Adam(e_params)
+    name = args.optimizer
+    e_opt = getattr(ember.optim, name)(e_params)
     variants = {"torch default": {}, "torch foreach": {"foreach": True}}
     try:
-        torch.optim.Adam([torch.zeros(1, requires_grad=True)], fused=True)
+        getattr(torch.optim, name)([torch.zeros(1, requires_grad=True)], fused=True)
         variants["torch fused"] = {"fused": True}
-    except (RuntimeError, ValueError) as e:  # no fused CPU Adam in this build
+    except (RuntimeError, ValueError, TypeError) as e:  # no fused CPU version in this build
         print(f"torch fused: not available ({e})")
-    t_opts = {name: torch.optim.Adam(t_params, **kw) for name, kw in variants.items()}
+    t_opts = {v: getattr(torch.optim, name)(t_params, **kw) for v, kw in variants.items()}
 
     # One step each from the same values: the results must agree before anything is timed.
     e_opt.step()
@@ -103,14 +105,14 @@ def main():
         for e, t in zip(e_params, t_params)
     )
     if worst > 1e-6:
-        print(f"WRONG: ember and torch differ by {worst:.3g} after one Adam step")
+        print(f"WRONG: ember and torch differ by {worst:.3g} after one {name} step")
         sys.exit(1)
     for opt in t_opts.values():  # create every variant's state before timing
         opt.step()
 
     print(
         f"ember {ember.__version__} vs torch {torch.__version__}, Python "
-        f"{platform.python_version()}, Adam step over ResNet-50's {len(SHAPES)} parameters "
+        f"{platform.python_version()}, {name} step over ResNet-50's {len(SHAPES)} parameters "
         f"({sum(p.numel() for p in e_params):,} float32 values), median of {args.rounds} rounds; "
         f"ratio = torch time / ember time (above 1: ember is faster); one step agreed to "
         f"{worst:.1e}"
@@ -120,7 +122,7 @@ def main():
     for threads in [int(t) for t in args.threads.split(",")]:
         for lib in (torch, ember):
             lib.set_num_threads(threads)
-        for name, opt in t_opts.items():
+        for variant, opt in t_opts.items():
             e_times, t_times = [], []
             for r in range(args.rounds):
                 sides = [(e_opt.step, e_times), (opt.step, t_times)]
@@ -129,14 +131,16 @@ def main():
             e_ms, t_ms = statistics.median(e_times), statistics.median(t_times)
             row = {
                 "threads": threads,
-                "torch": name,
+                "optimizer": name,
+                "torch": variant,
                 "ember_ms": e_ms,
                 "torch_ms": t_ms,
                 "ratio": t_ms / e_ms,
             }
             rows.append(row)
             print(
-                f"{threads:<9}{name:<16}{e_ms:>10.2f}{t_ms:>10.2f}{t_ms / e_ms:>8.2f}", flush=True
+                f"{threads:<9}{variant:<16}{e_ms:>10.2f}{t_ms:>10.2f}{t_ms / e_ms:>8.2f}",
+                flush=True,
             )
     if args.json:
         with open(args.json, "w") as f:

@@ -19,6 +19,12 @@ const OpInfo kOptimOps[] = {
     {"_optim.sgd_", OpKind::Inplace, kFloatingTypes, false},
     {"_optim.rmsprop_", OpKind::Inplace, kFloatingTypes, false},
     {"_optim.adagrad_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.adadelta_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.adamax_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.nadam_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.radam_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.asgd_", OpKind::Inplace, kFloatingTypes, false},
+    {"_optim.rprop_", OpKind::Inplace, kFloatingTypes, false},
 };
 
 // Every list lives on the device of the first parameter (the kernels of that device's backend
@@ -183,6 +189,62 @@ void bump(const std::vector<Tensor>& list) {
   for (const Tensor& t : list) t.storage()->bump_version();
 }
 
+// Per-parameter scalar state (NAdam's mu_product, ASGD's eta and mu): one-element CPU float
+// tensors, read and written on the host.
+void check_scalars(const std::vector<Tensor>& list, size_t n, const char* op, const char* what) {
+  EMBER_CHECK_VALUE(list.size() == n, "[", op, "] expected ", n, " ", what,
+                    " (one per param), got ", list.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& t = list[i];
+    EMBER_CHECK_VALUE(t.defined(), "[", op, "] ", what, "[", i, "] is an undefined tensor");
+    check_device(t, kCPU, op, what, i);
+    EMBER_CHECK(t.numel() == 1, "[", op, "] ", what, "[", i,
+                "] must hold one value, got a tensor of shape ", t.sizes());
+    EMBER_CHECK_TYPE(t.dtype() == kFloat32 || t.dtype() == kFloat64, "[", op, "] ", what, "[", i,
+                     "] has dtype ", t.dtype(), ": expected float32 or float64");
+  }
+}
+double read_scalar(const Tensor& t) {
+  return t.dtype() == kFloat32 ? double(*static_cast<const float*>(t.data_ptr()))
+                               : *static_cast<const double*>(t.data_ptr());
+}
+// Stores v in t's dtype and returns the stored value (float32 state rounds, as PyTorch's).
+double write_scalar(const Tensor& t, double v) {
+  if (t.dtype() == kFloat32)
+    v = double(*static_cast<float*>(t.data_ptr()) = float(v));
+  else
+    *static_cast<double*>(t.data_ptr()) = v;
+  t.storage()->bump_version();
+  return v;
+}
+
+// The parameters, gradients and state lists of one update, checked and staged: what every
+// update below starts with. `state` names the lists in order.
+struct Prepared {
+  Staging st;
+  std::vector<Tensor> p, g;
+  std::vector<std::vector<Tensor>> state;
+};
+Prepared prepare(const std::vector<Tensor>& params,
+                 const std::vector<Tensor>& grads,
+                 std::initializer_list<std::pair<const std::vector<Tensor>*, const char*>> lists,
+                 const char* op) {
+  check_params(params, op);
+  Prepared r;
+  r.g = staged_grads(grads, params, r.st, op);
+  for (const auto& [list, what] : lists) check_list(*list, params, op, what);
+  r.p = r.st.inout(params, params);
+  for (const auto& [list, what] : lists) r.state.push_back(r.st.inout(*list, params));
+  return r;
+}
+void finish(Prepared& r,
+            const std::vector<Tensor>& params,
+            std::initializer_list<const std::vector<Tensor>*> lists) {
+  r.st.write_back();
+  bump(params);
+  for (const auto* list : lists) bump(*list);
+}
+
 }  // namespace
 
 std::span<const OpInfo> optim_op_infos() { return kOptimOps; }
@@ -335,6 +397,182 @@ void fused_adagrad_(const std::vector<Tensor>& params,
   st.write_back();
   bump(params);
   bump(state_sums);
+}
+
+void fused_adadelta_(const std::vector<Tensor>& params,
+                     const std::vector<Tensor>& grads,
+                     const std::vector<Tensor>& square_avgs,
+                     const std::vector<Tensor>& acc_deltas,
+                     const std::vector<Tensor>& state_steps,
+                     double lr,
+                     double rho,
+                     double eps,
+                     double weight_decay,
+                     bool maximize) {
+  const char* op = "fused_adadelta_";
+  Prepared r =
+      prepare(params, grads, {{&square_avgs, "square_avgs"}, {&acc_deltas, "acc_deltas"}}, op);
+  if (params.empty()) return;
+  bump_steps(state_steps, params.size(), op);  // Adadelta's update does not use the count
+  for (const auto& idx : by_dtype(params))
+    optim_kernels(params, op)
+        .adadelta(pick(r.p, idx), pick(r.g, idx), pick(r.state[0], idx), pick(r.state[1], idx),
+                  {lr, rho, eps, weight_decay, maximize});
+  finish(r, params, {&square_avgs, &acc_deltas});
+}
+
+void fused_adamax_(const std::vector<Tensor>& params,
+                   const std::vector<Tensor>& grads,
+                   const std::vector<Tensor>& exp_avgs,
+                   const std::vector<Tensor>& exp_infs,
+                   const std::vector<Tensor>& state_steps,
+                   double lr,
+                   double beta1,
+                   double beta2,
+                   double eps,
+                   double weight_decay,
+                   bool maximize) {
+  const char* op = "fused_adamax_";
+  Prepared r = prepare(params, grads, {{&exp_avgs, "exp_avgs"}, {&exp_infs, "exp_infs"}}, op);
+  if (params.empty()) return;
+  std::vector<double> clr = bump_steps(state_steps, params.size(), op);
+  for (double& c : clr) c = lr / (1 - std::pow(beta1, c));
+  for (const auto& idx : by_dtype(params))
+    optim_kernels(params, op)
+        .adamax(pick(r.p, idx), pick(r.g, idx), pick(r.state[0], idx), pick(r.state[1], idx),
+                pick(clr, idx), {beta1, beta2, eps, weight_decay, maximize});
+  finish(r, params, {&exp_avgs, &exp_infs});
+}
+
+void fused_nadam_(const std::vector<Tensor>& params,
+                  const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& exp_avgs,
+                  const std::vector<Tensor>& exp_avg_sqs,
+                  const std::vector<Tensor>& mu_products,
+                  const std::vector<Tensor>& state_steps,
+                  double lr,
+                  double beta1,
+                  double beta2,
+                  double eps,
+                  double weight_decay,
+                  double momentum_decay,
+                  bool decoupled_weight_decay,
+                  bool maximize) {
+  const char* op = "fused_nadam_";
+  Prepared r = prepare(params, grads, {{&exp_avgs, "exp_avgs"}, {&exp_avg_sqs, "exp_avg_sqs"}}, op);
+  check_scalars(mu_products, params.size(), op, "mu_products");
+  if (params.empty()) return;
+  const std::vector<double> steps = bump_steps(state_steps, params.size(), op);
+  const size_t n = params.size();
+  std::vector<double> bc2(n), c1(n), c2(n);
+  for (size_t i = 0; i < n; ++i) {
+    // The momentum cache mu_t and mu_{t+1} (Dozat's schedule), and their running product.
+    const double mu = beta1 * (1.0 - 0.5 * std::pow(0.96, steps[i] * momentum_decay));
+    const double mu_next = beta1 * (1.0 - 0.5 * std::pow(0.96, (steps[i] + 1) * momentum_decay));
+    const double prod = write_scalar(mu_products[i], read_scalar(mu_products[i]) * mu);
+    bc2[i] = 1 - std::pow(beta2, steps[i]);
+    c1[i] = lr * (1.0 - mu) / (1.0 - prod);
+    c2[i] = lr * mu_next / (1.0 - prod * mu_next);
+  }
+  for (const auto& idx : by_dtype(params))
+    optim_kernels(params, op)
+        .nadam(pick(r.p, idx), pick(r.g, idx), pick(r.state[0], idx), pick(r.state[1], idx),
+               pick(bc2, idx), pick(c1, idx), pick(c2, idx),
+               {lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize});
+  finish(r, params, {&exp_avgs, &exp_avg_sqs});
+}
+
+void fused_radam_(const std::vector<Tensor>& params,
+                  const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& exp_avgs,
+                  const std::vector<Tensor>& exp_avg_sqs,
+                  const std::vector<Tensor>& state_steps,
+                  double lr,
+                  double beta1,
+                  double beta2,
+                  double eps,
+                  double weight_decay,
+                  bool decoupled_weight_decay,
+                  bool maximize) {
+  const char* op = "fused_radam_";
+  Prepared r = prepare(params, grads, {{&exp_avgs, "exp_avgs"}, {&exp_avg_sqs, "exp_avg_sqs"}}, op);
+  if (params.empty()) return;
+  const std::vector<double> steps = bump_steps(state_steps, params.size(), op);
+  const size_t n = params.size();
+  std::vector<double> bc1(n), bc2_sqrt(n), rect(n);
+  // The length of the approximated simple moving average: the variance is tractable, and the
+  // adaptive step taken, only when it exceeds 5 (Liu et al., 2020).
+  const double rho_inf = 2 / (1 - beta2) - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const double t = steps[i], bc2 = 1 - std::pow(beta2, t);
+    bc1[i] = 1 - std::pow(beta1, t);
+    bc2_sqrt[i] = std::sqrt(bc2);
+    const double rho_t = rho_inf - 2 * t * std::pow(beta2, t) / bc2;
+    rect[i] = rho_t > 5.0 ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                      ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                          : 0.0;
+  }
+  for (const auto& idx : by_dtype(params))
+    optim_kernels(params, op)
+        .radam(pick(r.p, idx), pick(r.g, idx), pick(r.state[0], idx), pick(r.state[1], idx),
+               pick(bc1, idx), pick(bc2_sqrt, idx), pick(rect, idx),
+               {lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize});
+  finish(r, params, {&exp_avgs, &exp_avg_sqs});
+}
+
+void fused_asgd_(const std::vector<Tensor>& params,
+                 const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& axs,
+                 const std::vector<Tensor>& etas,
+                 const std::vector<Tensor>& mus,
+                 const std::vector<Tensor>& state_steps,
+                 double lr,
+                 double lambd,
+                 double alpha,
+                 double t0,
+                 double weight_decay,
+                 bool maximize) {
+  const char* op = "fused_asgd_";
+  Prepared r = prepare(params, grads, {{&axs, "axs"}}, op);
+  check_scalars(etas, params.size(), op, "etas");
+  check_scalars(mus, params.size(), op, "mus");
+  if (params.empty()) return;
+  const std::vector<double> steps = bump_steps(state_steps, params.size(), op);
+  const size_t n = params.size();
+  std::vector<double> eta(n), mu(n);
+  for (size_t i = 0; i < n; ++i) {
+    eta[i] = read_scalar(etas[i]);
+    mu[i] = read_scalar(mus[i]);
+    // The next step's values (Polyak averaging from step t0 on).
+    write_scalar(etas[i], lr / std::pow(1 + lambd * lr * steps[i], alpha));
+    write_scalar(mus[i], 1 / std::max(1.0, steps[i] - t0));
+  }
+  for (const auto& idx : by_dtype(params))
+    optim_kernels(params, op)
+        .asgd(pick(r.p, idx), pick(r.g, idx), pick(r.state[0], idx), pick(eta, idx), pick(mu, idx),
+              {lambd, weight_decay, maximize});
+  finish(r, params, {&axs});
+}
+
+void fused_rprop_(const std::vector<Tensor>& params,
+                  const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& prevs,
+                  const std::vector<Tensor>& step_sizes,
+                  const std::vector<Tensor>& state_steps,
+                  double etaminus,
+                  double etaplus,
+                  double step_size_min,
+                  double step_size_max,
+                  bool maximize) {
+  const char* op = "fused_rprop_";
+  Prepared r = prepare(params, grads, {{&prevs, "prevs"}, {&step_sizes, "step_sizes"}}, op);
+  if (params.empty()) return;
+  bump_steps(state_steps, params.size(), op);
+  for (const auto& idx : by_dtype(params))
+    optim_kernels(params, op)
+        .rprop(pick(r.p, idx), pick(r.g, idx), pick(r.state[0], idx), pick(r.state[1], idx),
+               {etaminus, etaplus, step_size_min, step_size_max, maximize});
+  finish(r, params, {&prevs, &step_sizes});
 }
 
 }  // namespace ember

@@ -82,4 +82,88 @@ void fused_adagrad_(const std::vector<Tensor>& params,
                     double eps,
                     bool maximize);
 
+// The others of torch.optim, PyTorch's single-tensor algorithms fused the same way.
+// Adadelta: square_avgs and acc_deltas start at zero.
+void fused_adadelta_(const std::vector<Tensor>& params,
+                     const std::vector<Tensor>& grads,
+                     const std::vector<Tensor>& square_avgs,
+                     const std::vector<Tensor>& acc_deltas,
+                     const std::vector<Tensor>& state_steps,
+                     double lr,
+                     double rho,
+                     double eps,
+                     double weight_decay,
+                     bool maximize);
+
+// Adamax: exp_infs is the exponentially weighted infinity norm.
+void fused_adamax_(const std::vector<Tensor>& params,
+                   const std::vector<Tensor>& grads,
+                   const std::vector<Tensor>& exp_avgs,
+                   const std::vector<Tensor>& exp_infs,
+                   const std::vector<Tensor>& state_steps,
+                   double lr,
+                   double beta1,
+                   double beta2,
+                   double eps,
+                   double weight_decay,
+                   bool maximize);
+
+// NAdam: mu_products holds one float32/float64 scalar tensor per parameter (starting at 1), the
+// running product of the momentum cache, updated here.
+void fused_nadam_(const std::vector<Tensor>& params,
+                  const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& exp_avgs,
+                  const std::vector<Tensor>& exp_avg_sqs,
+                  const std::vector<Tensor>& mu_products,
+                  const std::vector<Tensor>& state_steps,
+                  double lr,
+                  double beta1,
+                  double beta2,
+                  double eps,
+                  double weight_decay,
+                  double momentum_decay,
+                  bool decoupled_weight_decay,
+                  bool maximize);
+
+// RAdam, with its rectification switch (the adaptive step once rho_t > 5).
+void fused_radam_(const std::vector<Tensor>& params,
+                  const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& exp_avgs,
+                  const std::vector<Tensor>& exp_avg_sqs,
+                  const std::vector<Tensor>& state_steps,
+                  double lr,
+                  double beta1,
+                  double beta2,
+                  double eps,
+                  double weight_decay,
+                  bool decoupled_weight_decay,
+                  bool maximize);
+
+// ASGD: etas and mus are one scalar tensor per parameter (starting at lr and 1), read for this
+// step and set for the next; axs is the running average of the parameter.
+void fused_asgd_(const std::vector<Tensor>& params,
+                 const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& axs,
+                 const std::vector<Tensor>& etas,
+                 const std::vector<Tensor>& mus,
+                 const std::vector<Tensor>& state_steps,
+                 double lr,
+                 double lambd,
+                 double alpha,
+                 double t0,
+                 double weight_decay,
+                 bool maximize);
+
+// Rprop: prevs (the last gradient kept, starting at zero) and step_sizes (starting at lr).
+void fused_rprop_(const std::vector<Tensor>& params,
+                  const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& prevs,
+                  const std::vector<Tensor>& step_sizes,
+                  const std::vector<Tensor>& state_steps,
+                  double etaminus,
+                  double etaplus,
+                  double step_size_min,
+                  double step_size_max,
+                  bool maximize);
+
 }  // namespace ember

@@ -40,6 +40,32 @@ void init_optim(nb::module_& m) {
         nb::arg("state_steps"), nb::kw_only(), nb::arg("lr"), nb::arg("lr_decay"),
         nb::arg("weight_decay"), nb::arg("eps"), nb::arg("maximize"),
         "Adagrad over lists of tensors, in place; adds 1 to each step.");
+  o.def("adadelta_", &fused_adadelta_, nb::arg("params"), nb::arg("grads"), nb::arg("square_avgs"),
+        nb::arg("acc_deltas"), nb::arg("state_steps"), nb::kw_only(), nb::arg("lr"), nb::arg("rho"),
+        nb::arg("eps"), nb::arg("weight_decay"), nb::arg("maximize"),
+        "Adadelta over lists of tensors, in place; adds 1 to each step.");
+  o.def("adamax_", &fused_adamax_, nb::arg("params"), nb::arg("grads"), nb::arg("exp_avgs"),
+        nb::arg("exp_infs"), nb::arg("state_steps"), nb::kw_only(), nb::arg("lr"), nb::arg("beta1"),
+        nb::arg("beta2"), nb::arg("eps"), nb::arg("weight_decay"), nb::arg("maximize"),
+        "Adamax over lists of tensors, in place; adds 1 to each step.");
+  o.def("nadam_", &fused_nadam_, nb::arg("params"), nb::arg("grads"), nb::arg("exp_avgs"),
+        nb::arg("exp_avg_sqs"), nb::arg("mu_products"), nb::arg("state_steps"), nb::kw_only(),
+        nb::arg("lr"), nb::arg("beta1"), nb::arg("beta2"), nb::arg("eps"), nb::arg("weight_decay"),
+        nb::arg("momentum_decay"), nb::arg("decoupled_weight_decay"), nb::arg("maximize"),
+        "NAdam over lists of tensors, in place; adds 1 to each step.");
+  o.def("radam_", &fused_radam_, nb::arg("params"), nb::arg("grads"), nb::arg("exp_avgs"),
+        nb::arg("exp_avg_sqs"), nb::arg("state_steps"), nb::kw_only(), nb::arg("lr"),
+        nb::arg("beta1"), nb::arg("beta2"), nb::arg("eps"), nb::arg("weight_decay"),
+        nb::arg("decoupled_weight_decay"), nb::arg("maximize"),
+        "RAdam over lists of tensors, in place; adds 1 to each step.");
+  o.def("asgd_", &fused_asgd_, nb::arg("params"), nb::arg("grads"), nb::arg("axs"), nb::arg("etas"),
+        nb::arg("mus"), nb::arg("state_steps"), nb::kw_only(), nb::arg("lr"), nb::arg("lambd"),
+        nb::arg("alpha"), nb::arg("t0"), nb::arg("weight_decay"), nb::arg("maximize"),
+        "ASGD over lists of tensors, in place; adds 1 to each step.");
+  o.def("rprop_", &fused_rprop_, nb::arg("params"), nb::arg("grads"), nb::arg("prevs"),
+        nb::arg("step_sizes"), nb::arg("state_steps"), nb::kw_only(), nb::arg("etaminus"),
+        nb::arg("etaplus"), nb::arg("step_size_min"), nb::arg("step_size_max"), nb::arg("maximize"),
+        "Rprop over lists of tensors, in place; adds 1 to each step.");
 }
 
 }  // namespace ember::py

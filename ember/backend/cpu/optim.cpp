@@ -190,6 +190,183 @@ EMBER_OPTIM_CLONES void adagrad_loop(S* __restrict p,
   }
 }
 
+// ---- Adadelta ----------------------------------------------------------------------------------
+template <class S, bool L2, class T = opmath_t<S>>
+EMBER_OPTIM_CLONES void adadelta_loop(S* __restrict p,
+                                      const S* __restrict g,
+                                      S* __restrict sq,
+                                      S* __restrict acc,
+                                      int64_t n,
+                                      T gsign,
+                                      T wd,
+                                      T rho,
+                                      T w,
+                                      T eps,
+                                      T lr) {
+  for (int64_t j = 0; j < n; ++j) {
+    const T pj = T(p[j]);
+    T d = T(g[j]) * gsign;
+    if constexpr (L2) d = d + wd * pj;
+    const T s = T(sq[j]) * rho + w * (d * d);
+    sq[j] = S(s);
+    const T std = std::sqrt(s + eps);
+    const T delta = std::sqrt(T(acc[j]) + eps) / std * d;
+    acc[j] = S(T(acc[j]) * rho + w * (delta * delta));
+    p[j] = S(pj - lr * delta);
+  }
+}
+
+// ---- Adamax ------------------------------------------------------------------------------------
+template <class S, bool L2, class T = opmath_t<S>>
+EMBER_OPTIM_CLONES void adamax_loop(S* __restrict p,
+                                    const S* __restrict g,
+                                    S* __restrict m,
+                                    S* __restrict u,
+                                    int64_t n,
+                                    T gsign,
+                                    T wd,
+                                    T w1,
+                                    T beta2,
+                                    T eps,
+                                    T clr) {
+  for (int64_t j = 0; j < n; ++j) {
+    const T pj = T(p[j]);
+    T d = T(g[j]) * gsign;
+    if constexpr (L2) d = d + wd * pj;
+    const T m0 = T(m[j]);
+    const T mj = m0 + w1 * (d - m0);
+    const T uj = std::max(T(u[j]) * beta2, std::abs(d) + eps);
+    m[j] = S(mj);
+    u[j] = S(uj);
+    p[j] = S(pj - clr * (mj / uj));
+  }
+}
+
+// ---- NAdam and RAdam: Adam's moments, then their own steps -------------------------------------
+// Decay: 0 none, 1 L2 (added to the gradient), 2 decoupled (the parameter shrunk first).
+template <class S, int Decay, class T = opmath_t<S>>
+EMBER_OPTIM_CLONES void nadam_loop(S* __restrict p,
+                                   const S* __restrict g,
+                                   S* __restrict m,
+                                   S* __restrict v,
+                                   int64_t n,
+                                   T gsign,
+                                   T wd,
+                                   T shrink,
+                                   T w1,
+                                   T beta2,
+                                   T w2,
+                                   T bc2,
+                                   T eps,
+                                   T c1,
+                                   T c2) {
+  for (int64_t j = 0; j < n; ++j) {
+    T pj = T(p[j]);
+    T d = T(g[j]) * gsign;
+    if constexpr (Decay == 1) d = d + wd * pj;
+    if constexpr (Decay == 2) pj = pj * shrink;
+    const T m0 = T(m[j]);
+    const T mj = m0 + w1 * (d - m0);
+    const T vj = T(v[j]) * beta2 + w2 * (d * d);
+    m[j] = S(mj);
+    v[j] = S(vj);
+    const T denom = std::sqrt(vj / bc2) + eps;
+    pj = pj - c1 * (d / denom);
+    p[j] = S(pj - c2 * (mj / denom));
+  }
+}
+
+template <class S, int Decay, bool Rectified, class T = opmath_t<S>>
+EMBER_OPTIM_CLONES void radam_loop(S* __restrict p,
+                                   const S* __restrict g,
+                                   S* __restrict m,
+                                   S* __restrict v,
+                                   int64_t n,
+                                   T gsign,
+                                   T wd,
+                                   T shrink,
+                                   T w1,
+                                   T beta2,
+                                   T w2,
+                                   T bc1,
+                                   T bc2_sqrt,
+                                   T eps,
+                                   T lr,
+                                   T rect) {
+  for (int64_t j = 0; j < n; ++j) {
+    T pj = T(p[j]);
+    T d = T(g[j]) * gsign;
+    if constexpr (Decay == 1) d = d + wd * pj;
+    if constexpr (Decay == 2) pj = pj * shrink;
+    const T m0 = T(m[j]);
+    const T mj = m0 + w1 * (d - m0);
+    const T vj = T(v[j]) * beta2 + w2 * (d * d);
+    m[j] = S(mj);
+    v[j] = S(vj);
+    const T corrected = mj / bc1;
+    if constexpr (Rectified) {
+      const T adaptive = bc2_sqrt / (std::sqrt(vj) + eps);
+      p[j] = S(pj - corrected * lr * adaptive * rect);
+    } else {
+      p[j] = S(pj - corrected * lr);
+    }
+  }
+}
+
+// ---- ASGD --------------------------------------------------------------------------------------
+template <class S, bool L2, bool Average, class T = opmath_t<S>>
+EMBER_OPTIM_CLONES void asgd_loop(S* __restrict p,
+                                  const S* __restrict g,
+                                  S* __restrict ax,
+                                  int64_t n,
+                                  T gsign,
+                                  T wd,
+                                  T shrink,
+                                  T eta,
+                                  T mu) {
+  for (int64_t j = 0; j < n; ++j) {
+    const T p0 = T(p[j]);
+    T d = T(g[j]) * gsign;
+    if constexpr (L2) d = d + wd * p0;
+    const T pj = T(S(p0 * shrink)) - eta * d;  // mul_ then add_: rounded in between
+    p[j] = S(pj);
+    if constexpr (Average) {
+      const T a = T(ax[j]);
+      ax[j] = S(a + (T(S(pj)) - a) * mu);
+    } else {
+      ax[j] = S(pj);
+    }
+  }
+}
+
+// ---- Rprop -------------------------------------------------------------------------------------
+template <class S, class T = opmath_t<S>>
+EMBER_OPTIM_CLONES void rprop_loop(S* __restrict p,
+                                   const S* __restrict g,
+                                   S* __restrict prev,
+                                   S* __restrict size,
+                                   int64_t n,
+                                   T gsign,
+                                   T etaminus,
+                                   T etaplus,
+                                   T lo,
+                                   T hi) {
+  for (int64_t j = 0; j < n; ++j) {
+    // One select per ternary (not nested, no branches), which GCC if-converts and vectorises.
+    T d = T(g[j]) * gsign;
+    const T s = d * T(prev[j]);
+    T factor = s > T(0) ? etaplus : T(1);
+    factor = s < T(0) ? etaminus : factor;
+    const T st = std::min(std::max(T(size[j]) * factor, lo), hi);
+    size[j] = S(st);
+    d = s < T(0) ? T(0) : d;  // a sign flip: no step now, and no memory of this gradient
+    T sg = d > T(0) ? T(1) : T(0);
+    sg = d < T(0) ? T(-1) : sg;
+    p[j] = S(T(p[j]) - sg * st);
+    prev[j] = S(d);
+  }
+}
+
 void adam_kernel(const TensorVec& params,
                  const TensorVec& grads,
                  const TensorVec& exp_avgs,
@@ -283,7 +460,143 @@ void adagrad_kernel(const TensorVec& params,
   });
 }
 
-const OptimKernels kOptimKernels{&adam_kernel, &sgd_kernel, &rmsprop_kernel, &adagrad_kernel};
+void adadelta_kernel(const TensorVec& params,
+                     const TensorVec& grads,
+                     const TensorVec& square_avgs,
+                     const TensorVec& acc_deltas,
+                     const AdadeltaKernelArgs& a) {
+  if (params.empty()) return;
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "adadelta_", [&]<class S>() {
+    using T = opmath_t<S>;
+    with_bool(a.weight_decay != 0, [&](auto l2) {
+      over_elements(params, [&](size_t i, int64_t b, int64_t e) {
+        adadelta_loop<S, l2()>(ptr<S>(params[i]) + b, ptr<S>(grads[i]) + b,
+                               ptr<S>(square_avgs[i]) + b, ptr<S>(acc_deltas[i]) + b, e - b,
+                               T(a.maximize ? -1 : 1), T(a.weight_decay), T(a.rho), T(1 - a.rho),
+                               T(a.eps), T(a.lr));
+      });
+    });
+  });
+}
+
+void adamax_kernel(const TensorVec& params,
+                   const TensorVec& grads,
+                   const TensorVec& exp_avgs,
+                   const TensorVec& exp_infs,
+                   const std::vector<double>& clr,
+                   const AdamaxKernelArgs& a) {
+  if (params.empty()) return;
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "adamax_", [&]<class S>() {
+    using T = opmath_t<S>;
+    with_bool(a.weight_decay != 0, [&](auto l2) {
+      over_elements(params, [&](size_t i, int64_t b, int64_t e) {
+        adamax_loop<S, l2()>(ptr<S>(params[i]) + b, ptr<S>(grads[i]) + b, ptr<S>(exp_avgs[i]) + b,
+                             ptr<S>(exp_infs[i]) + b, e - b, T(a.maximize ? -1 : 1),
+                             T(a.weight_decay), T(1 - a.beta1), T(a.beta2), T(a.eps), T(clr[i]));
+      });
+    });
+  });
+}
+
+// Runs f(std::integral_constant<int, d>{}) for the weight decay mode d of NAdam and RAdam.
+template <class F>
+void with_decay(double weight_decay, bool decoupled, const F& f) {
+  if (weight_decay == 0)
+    f(std::integral_constant<int, 0>{});
+  else if (!decoupled)
+    f(std::integral_constant<int, 1>{});
+  else
+    f(std::integral_constant<int, 2>{});
+}
+
+void nadam_kernel(const TensorVec& params,
+                  const TensorVec& grads,
+                  const TensorVec& exp_avgs,
+                  const TensorVec& exp_avg_sqs,
+                  const std::vector<double>& bc2,
+                  const std::vector<double>& c1,
+                  const std::vector<double>& c2,
+                  const NadamKernelArgs& a) {
+  if (params.empty()) return;
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "nadam_", [&]<class S>() {
+    using T = opmath_t<S>;
+    with_decay(a.weight_decay, a.decoupled, [&](auto decay) {
+      over_elements(params, [&](size_t i, int64_t b, int64_t e) {
+        nadam_loop<S, decay()>(ptr<S>(params[i]) + b, ptr<S>(grads[i]) + b, ptr<S>(exp_avgs[i]) + b,
+                               ptr<S>(exp_avg_sqs[i]) + b, e - b, T(a.maximize ? -1 : 1),
+                               T(a.weight_decay), T(1 - a.lr * a.weight_decay), T(1 - a.beta1),
+                               T(a.beta2), T(1 - a.beta2), T(bc2[i]), T(a.eps), T(c1[i]), T(c2[i]));
+      });
+    });
+  });
+}
+
+void radam_kernel(const TensorVec& params,
+                  const TensorVec& grads,
+                  const TensorVec& exp_avgs,
+                  const TensorVec& exp_avg_sqs,
+                  const std::vector<double>& bc1,
+                  const std::vector<double>& bc2_sqrt,
+                  const std::vector<double>& rect,
+                  const RadamKernelArgs& a) {
+  if (params.empty()) return;
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "radam_", [&]<class S>() {
+    using T = opmath_t<S>;
+    with_decay(a.weight_decay, a.decoupled, [&](auto decay) {
+      over_elements(params, [&](size_t i, int64_t b, int64_t e) {
+        with_bool(rect[i] != 0, [&](auto rectified) {
+          radam_loop<S, decay(), rectified()>(
+              ptr<S>(params[i]) + b, ptr<S>(grads[i]) + b, ptr<S>(exp_avgs[i]) + b,
+              ptr<S>(exp_avg_sqs[i]) + b, e - b, T(a.maximize ? -1 : 1), T(a.weight_decay),
+              T(1 - a.lr * a.weight_decay), T(1 - a.beta1), T(a.beta2), T(1 - a.beta2), T(bc1[i]),
+              T(bc2_sqrt[i]), T(a.eps), T(a.lr), T(rect[i]));
+        });
+      });
+    });
+  });
+}
+
+void asgd_kernel(const TensorVec& params,
+                 const TensorVec& grads,
+                 const TensorVec& axs,
+                 const std::vector<double>& eta,
+                 const std::vector<double>& mu,
+                 const AsgdKernelArgs& a) {
+  if (params.empty()) return;
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "asgd_", [&]<class S>() {
+    using T = opmath_t<S>;
+    with_bool(a.weight_decay != 0, [&](auto l2) {
+      over_elements(params, [&](size_t i, int64_t b, int64_t e) {
+        with_bool(mu[i] != 1, [&](auto average) {
+          asgd_loop<S, l2(), average()>(ptr<S>(params[i]) + b, ptr<S>(grads[i]) + b,
+                                        ptr<S>(axs[i]) + b, e - b, T(a.maximize ? -1 : 1),
+                                        T(a.weight_decay), T(1 - a.lambd * eta[i]), T(eta[i]),
+                                        T(mu[i]));
+        });
+      });
+    });
+  });
+}
+
+void rprop_kernel(const TensorVec& params,
+                  const TensorVec& grads,
+                  const TensorVec& prevs,
+                  const TensorVec& step_sizes,
+                  const RpropKernelArgs& a) {
+  if (params.empty()) return;
+  dispatch_dtype<kFloatingTypes>(params[0].dtype(), "rprop_", [&]<class S>() {
+    using T = opmath_t<S>;
+    over_elements(params, [&](size_t i, int64_t b, int64_t e) {
+      rprop_loop<S>(ptr<S>(params[i]) + b, ptr<S>(grads[i]) + b, ptr<S>(prevs[i]) + b,
+                    ptr<S>(step_sizes[i]) + b, e - b, T(a.maximize ? -1 : 1), T(a.etaminus),
+                    T(a.etaplus), T(a.step_min), T(a.step_max));
+    });
+  });
+}
+
+const OptimKernels kOptimKernels{&adam_kernel,     &sgd_kernel,    &rmsprop_kernel, &adagrad_kernel,
+                                 &adadelta_kernel, &adamax_kernel, &nadam_kernel,   &radam_kernel,
+                                 &asgd_kernel,     &rprop_kernel};
 
 }  // namespace
 

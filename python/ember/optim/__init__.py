@@ -1,5 +1,6 @@
-"""ember.optim: the optimizers (SGD, Adam, AdamW, RMSprop and Adagrad as fused multi-tensor C++
-updates; the others with tensor ops, optim/_single.py), LBFGS, and lr_scheduler."""
+"""ember.optim: the optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam,
+RAdam, ASGD and Rprop, each a fused multi-tensor C++ update per group and step), LBFGS, and
+lr_scheduler."""
 
 from ember.optim import lr_scheduler, swa_utils  # noqa: F401
 from ember.optim.adadelta import *  # noqa: F403

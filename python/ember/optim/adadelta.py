@@ -2,12 +2,14 @@
 
 from typing import Any
 
-from ember.optim._single import _check, _new_step_state, _SingleTensorOptimizer, _zeros
+from ember._C import _optim
+from ember.optim._fused import _check, _FusedOptimizer, _lists, _new_step_state, _zeros
+from ember.optim.optimizer import _to_float
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(_SingleTensorOptimizer):
+class Adadelta(_FusedOptimizer):
     _name = "Adadelta"
 
     def __init__(
@@ -43,14 +45,17 @@ class Adadelta(_SingleTensorOptimizer):
     def _init_state(self, p, group):
         return {**_new_step_state(), "square_avg": _zeros(p), "acc_delta": _zeros(p)}
 
-    def _update(self, p, grad, state, group):
-        rho, eps, lr = group["rho"], group["eps"], float(group["lr"])
-        state["step"] += 1
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
-        square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-        std = square_avg.add(eps).sqrt_()
-        delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
-        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-        p.add_(delta, alpha=-lr)
+    def _fused_step(self, params, grads, states, group):
+        square_avgs, acc_deltas, steps = _lists(states, "square_avg", "acc_delta", "step")
+        _optim.adadelta_(
+            params,
+            grads,
+            square_avgs,
+            acc_deltas,
+            steps,
+            lr=_to_float(group["lr"]),
+            rho=float(group["rho"]),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

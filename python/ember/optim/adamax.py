@@ -2,19 +2,21 @@
 
 from typing import Any
 
-import ember
-from ember.optim._single import (
+from ember._C import _optim
+from ember.optim._fused import (
     _check,
     _check_betas,
+    _FusedOptimizer,
+    _lists,
     _new_step_state,
-    _SingleTensorOptimizer,
     _zeros,
 )
+from ember.optim.optimizer import _to_float
 
 __all__ = ["Adamax"]
 
 
-class Adamax(_SingleTensorOptimizer):
+class Adamax(_FusedOptimizer):
     _name = "Adamax"
 
     def __init__(
@@ -50,15 +52,19 @@ class Adamax(_SingleTensorOptimizer):
     def _init_state(self, p, group):
         return {**_new_step_state(), "exp_avg": _zeros(p), "exp_inf": _zeros(p)}
 
-    def _update(self, p, grad, state, group):
+    def _fused_step(self, params, grads, states, group):
         beta1, beta2 = group["betas"]
-        state["step"] += 1
-        step = float(state["step"].item())
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
-        exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-        exp_avg.lerp_(grad, 1 - beta1)
-        # exp_inf = max(beta2 * exp_inf, |grad| + eps), elementwise
-        exp_inf.copy_(ember.maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"])))
-        clr = float(group["lr"]) / (1 - beta1**step)
-        p.addcdiv_(exp_avg, exp_inf, value=-clr)
+        exp_avgs, exp_infs, steps = _lists(states, "exp_avg", "exp_inf", "step")
+        _optim.adamax_(
+            params,
+            grads,
+            exp_avgs,
+            exp_infs,
+            steps,
+            lr=_to_float(group["lr"]),
+            beta1=float(beta1),
+            beta2=float(beta2),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

@@ -4,12 +4,14 @@ follows SGD with a decaying step `eta`, and state["ax"] holds its running averag
 from typing import Any
 
 import ember
-from ember.optim._single import _check, _new_step_state, _SingleTensorOptimizer, _zeros
+from ember._C import _optim
+from ember.optim._fused import _check, _FusedOptimizer, _lists, _new_step_state, _zeros
+from ember.optim.optimizer import _to_float
 
 __all__ = ["ASGD"]
 
 
-class ASGD(_SingleTensorOptimizer):
+class ASGD(_FusedOptimizer):
     _name = "ASGD"
 
     def __init__(
@@ -50,19 +52,19 @@ class ASGD(_SingleTensorOptimizer):
             "ax": _zeros(p),
         }
 
-    def _update(self, p, grad, state, group):
-        lr, lambd, alpha, t0 = float(group["lr"]), group["lambd"], group["alpha"], group["t0"]
-        state["step"] += 1
-        step = float(state["step"].item())
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
-        eta = float(state["eta"].item())
-        p.mul_(1 - lambd * eta)
-        p.add_(grad, alpha=-eta)
-        mu = float(state["mu"].item())
-        if mu != 1:
-            state["ax"].add_(p.sub(state["ax"]).mul_(mu))
-        else:
-            state["ax"].copy_(p)
-        state["eta"].fill_(lr / ((1 + lambd * lr * step) ** alpha))
-        state["mu"].fill_(1 / max(1, step - t0))
+    def _fused_step(self, params, grads, states, group):
+        axs, etas, mus, steps = _lists(states, "ax", "eta", "mu", "step")
+        _optim.asgd_(
+            params,
+            grads,
+            axs,
+            etas,
+            mus,
+            steps,
+            lr=_to_float(group["lr"]),
+            lambd=float(group["lambd"]),
+            alpha=float(group["alpha"]),
+            t0=float(group["t0"]),
+            weight_decay=float(group["weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

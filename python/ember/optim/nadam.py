@@ -4,18 +4,21 @@ momentum decay and the decoupled weight decay option."""
 from typing import Any
 
 import ember
-from ember.optim._single import (
+from ember._C import _optim
+from ember.optim._fused import (
     _check,
     _check_betas,
+    _FusedOptimizer,
+    _lists,
     _new_step_state,
-    _SingleTensorOptimizer,
     _zeros,
 )
+from ember.optim.optimizer import _to_float
 
 __all__ = ["NAdam"]
 
 
-class NAdam(_SingleTensorOptimizer):
+class NAdam(_FusedOptimizer):
     _name = "NAdam"
 
     def __init__(
@@ -62,24 +65,24 @@ class NAdam(_SingleTensorOptimizer):
             "exp_avg_sq": _zeros(p),
         }
 
-    def _update(self, p, grad, state, group):
+    def _fused_step(self, params, grads, states, group):
         beta1, beta2 = group["betas"]
-        lr, wd, decay = float(group["lr"]), group["weight_decay"], group["momentum_decay"]
-        state["step"] += 1
-        step = float(state["step"].item())
-        bias_correction2 = 1 - beta2**step
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * wd)
-            else:
-                grad = grad.add(p, alpha=wd)
-        mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * decay))
-        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * decay))
-        state["mu_product"] *= mu
-        mu_product = float(state["mu_product"].item())
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = exp_avg_sq.div(bias_correction2).sqrt_().add_(group["eps"])
-        p.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
-        p.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))
+        exp_avgs, exp_avg_sqs, mu_products, steps = _lists(
+            states, "exp_avg", "exp_avg_sq", "mu_product", "step"
+        )
+        _optim.nadam_(
+            params,
+            grads,
+            exp_avgs,
+            exp_avg_sqs,
+            mu_products,
+            steps,
+            lr=_to_float(group["lr"]),
+            beta1=float(beta1),
+            beta2=float(beta2),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            momentum_decay=float(group["momentum_decay"]),
+            decoupled_weight_decay=bool(group["decoupled_weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

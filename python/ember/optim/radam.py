@@ -1,20 +1,22 @@
 """optim: RAdam (rectified Adam; Liu et al., 2019), as torch.optim.RAdam."""
 
-import math
 from typing import Any
 
-from ember.optim._single import (
+from ember._C import _optim
+from ember.optim._fused import (
     _check,
     _check_betas,
+    _FusedOptimizer,
+    _lists,
     _new_step_state,
-    _SingleTensorOptimizer,
     _zeros,
 )
+from ember.optim.optimizer import _to_float
 
 __all__ = ["RAdam"]
 
 
-class RAdam(_SingleTensorOptimizer):
+class RAdam(_FusedOptimizer):
     _name = "RAdam"
 
     def __init__(
@@ -52,32 +54,20 @@ class RAdam(_SingleTensorOptimizer):
     def _init_state(self, p, group):
         return {**_new_step_state(), "exp_avg": _zeros(p), "exp_avg_sq": _zeros(p)}
 
-    def _update(self, p, grad, state, group):
+    def _fused_step(self, params, grads, states, group):
         beta1, beta2 = group["betas"]
-        lr, wd = float(group["lr"]), group["weight_decay"]
-        state["step"] += 1
-        step = float(state["step"].item())
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * wd)
-            else:
-                grad = grad.add(p, alpha=wd)
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
-        corrected = exp_avg / bias_correction1
-        # The length of the approximated simple moving average; the variance is tractable (and
-        # the adaptive step used) only when it exceeds 5.
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-        if rho_t > 5.0:
-            rect = math.sqrt(
-                (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-            )
-            adaptive = exp_avg_sq.sqrt().add_(group["eps"]).reciprocal_()
-            adaptive.mul_(math.sqrt(bias_correction2))
-            p.add_(corrected * adaptive, alpha=-lr * rect)
-        else:
-            p.add_(corrected, alpha=-lr)
+        exp_avgs, exp_avg_sqs, steps = _lists(states, "exp_avg", "exp_avg_sq", "step")
+        _optim.radam_(
+            params,
+            grads,
+            exp_avgs,
+            exp_avg_sqs,
+            steps,
+            lr=_to_float(group["lr"]),
+            beta1=float(beta1),
+            beta2=float(beta2),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            decoupled_weight_decay=bool(group["decoupled_weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

@@ -4,12 +4,13 @@ a per-element step size that grows while the gradient keeps its sign and shrinks
 from typing import Any
 
 import ember
-from ember.optim._single import _new_step_state, _SingleTensorOptimizer, _zeros
+from ember._C import _optim
+from ember.optim._fused import _FusedOptimizer, _lists, _new_step_state, _zeros
 
 __all__ = ["Rprop"]
 
 
-class Rprop(_SingleTensorOptimizer):
+class Rprop(_FusedOptimizer):
     _name = "Rprop"
 
     def __init__(
@@ -46,15 +47,19 @@ class Rprop(_SingleTensorOptimizer):
             "step_size": ember.full_like(p, float(group["lr"])),
         }
 
-    def _update(self, p, grad, state, group):
+    def _fused_step(self, params, grads, states, group):
         etaminus, etaplus = group["etas"]
         step_min, step_max = group["step_sizes"]
-        state["step"] += 1
-        prev, step_size = state["prev"], state["step_size"]
-        sign = grad.mul(prev).sign()
-        factor = ember.ones_like(step_size).masked_fill_(sign > 0, etaplus)
-        step_size.mul_(factor.masked_fill_(sign < 0, etaminus)).clamp_(step_min, step_max)
-        # Where the sign flipped, no step this time and no memory of the gradient.
-        grad = ember.where(sign < 0, ember.zeros_like(grad), grad)
-        p.addcmul_(grad.sign(), step_size, value=-1)
-        prev.copy_(grad)
+        prevs, step_sizes, steps = _lists(states, "prev", "step_size", "step")
+        _optim.rprop_(
+            params,
+            grads,
+            prevs,
+            step_sizes,
+            steps,
+            etaminus=float(etaminus),
+            etaplus=float(etaplus),
+            step_size_min=float(step_min),
+            step_size_max=float(step_max),
+            maximize=bool(group["maximize"]),
+        )

@@ -1,11 +1,13 @@
 """Op-table records of the fused optimizer updates (ember._C._optim: adam_, sgd_, rmsprop_,
-adagrad_), which ember.optim's classes call once per parameter group and step.
+adagrad_, adadelta_, adamax_, nadam_, radam_, asgd_, rprop_), which ember.optim's classes call
+once per parameter group and step.
 
 Each record's op runs one step on one-element lists (a parameter, its gradient and its state,
 copied first so that the sample's tensors stay as they were) and returns the updated parameter
 and state; the reference is PyTorch's documented algorithm in float64 (torch.optim.Adam, AdamW,
-SGD, RMSprop and Adagrad). The generic tests then check every floating dtype, strided
-(non-contiguous) tensors, which the updates stage, and that integer parameters are refused."""
+SGD, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD and Rprop). The generic tests then
+check every floating dtype, strided (non-contiguous) tensors, which the updates stage, and that
+integer parameters are refused."""
 
 from __future__ import annotations
 
@@ -208,6 +210,233 @@ def _adagrad_samples(dtype, rng):
     ]
 
 
+# ---- Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop -----------------------------------------------
+
+
+def _scalar(value, like):
+    """A per-parameter scalar state tensor (NAdam's mu_product, ASGD's eta and mu): float64 for
+    float64 parameters, float32 otherwise, as the optimizers make them."""
+    return ember.tensor(
+        value, dtype=ember.float64 if like.dtype == ember.float64 else ember.float32
+    )
+
+
+ADADELTA_OPTIONS = [
+    dict(lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, maximize=False),
+    dict(lr=0.5, rho=0.7, eps=1e-4, weight_decay=0.1, maximize=True),
+]
+
+
+def _adadelta(p, g, sq, acc, **o):
+    p, sq, acc = p.clone(), sq.clone(), acc.clone()
+    _optim.adadelta_([p], [g], [sq], [acc], [_step(0)], **o)
+    return p, sq, acc
+
+
+def _np_adadelta(p, g, sq, acc, lr, rho, eps, weight_decay, maximize):
+    g = -g if maximize else g
+    if weight_decay:
+        g = g + weight_decay * p
+    sq = rho * sq + (1 - rho) * g * g
+    delta = np.sqrt(acc + eps) / np.sqrt(sq + eps) * g
+    acc = rho * acc + (1 - rho) * delta * delta
+    return p - lr * delta, sq, acc
+
+
+ADAMAX_OPTIONS = [
+    dict(lr=2e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, maximize=False),
+    dict(lr=0.1, beta1=0.5, beta2=0.8, eps=1e-6, weight_decay=0.2, maximize=True),
+]
+
+
+def _adamax(p, g, m, u, step, **o):
+    p, m, u = p.clone(), m.clone(), u.clone()
+    _optim.adamax_([p], [g], [m], [u], [_step(step)], **o)
+    return p, m, u
+
+
+def _np_adamax(p, g, m, u, step, lr, beta1, beta2, eps, weight_decay, maximize):
+    g = -g if maximize else g
+    if weight_decay:
+        g = g + weight_decay * p
+    m = beta1 * m + (1 - beta1) * g
+    u = np.maximum(beta2 * u, np.abs(g) + eps)
+    return p - lr / (1 - beta1 ** (step + 1)) * m / u, m, u
+
+
+NADAM_OPTIONS = [
+    dict(
+        lr=2e-3,
+        beta1=0.9,
+        beta2=0.999,
+        eps=1e-8,
+        weight_decay=0.0,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=False,
+        maximize=False,
+    ),  # fmt: skip
+    dict(
+        lr=0.1,
+        beta1=0.8,
+        beta2=0.99,
+        eps=1e-6,
+        weight_decay=0.1,
+        momentum_decay=0.1,
+        decoupled_weight_decay=False,
+        maximize=True,
+    ),  # fmt: skip
+    dict(
+        lr=0.1,
+        beta1=0.9,
+        beta2=0.999,
+        eps=1e-8,
+        weight_decay=0.1,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=True,
+        maximize=False,
+    ),  # fmt: skip
+]
+
+
+def _nadam(p, g, m, v, mu_product, step, **o):
+    p, m, v = p.clone(), m.clone(), v.clone()
+    _optim.nadam_([p], [g], [m], [v], [_scalar(mu_product, p)], [_step(step)], **o)
+    return p, m, v
+
+
+def _np_nadam(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_decay, momentum_decay,
+              decoupled_weight_decay, maximize):  # fmt: skip
+    t = step + 1
+    g = -g if maximize else g
+    if decoupled_weight_decay:
+        p = p * (1 - lr * weight_decay)
+    elif weight_decay:
+        g = g + weight_decay * p
+    mu = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))
+    mu_next = beta1 * (1 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
+    prod = mu_product * mu
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    denom = np.sqrt(v / (1 - beta2**t)) + eps
+    p = p - lr * (1 - mu) / (1 - prod) * g / denom
+    return p - lr * mu_next / (1 - prod * mu_next) * m / denom, m, v
+
+
+RADAM_OPTIONS = [
+    dict(
+        lr=1e-3,
+        beta1=0.9,
+        beta2=0.999,
+        eps=1e-8,
+        weight_decay=0.0,
+        decoupled_weight_decay=False,
+        maximize=False,
+    ),  # fmt: skip
+    dict(
+        lr=0.1,
+        beta1=0.5,
+        beta2=0.6,
+        eps=1e-6,
+        weight_decay=0.1,
+        decoupled_weight_decay=True,
+        maximize=True,
+    ),  # fmt: skip
+]
+
+
+def _radam(p, g, m, v, step, **o):
+    p, m, v = p.clone(), m.clone(), v.clone()
+    _optim.radam_([p], [g], [m], [v], [_step(step)], **o)
+    return p, m, v
+
+
+def _np_radam(p, g, m, v, step, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay,
+              maximize):  # fmt: skip
+    t = step + 1
+    g = -g if maximize else g
+    if decoupled_weight_decay:
+        p = p * (1 - lr * weight_decay)
+    elif weight_decay:
+        g = g + weight_decay * p
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    corrected = m / (1 - beta1**t)
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * t * beta2**t / (1 - beta2**t)
+    if rho_t > 5:
+        rect = np.sqrt(
+            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+        )
+        adaptive = np.sqrt(1 - beta2**t) / (np.sqrt(v) + eps)
+        return p - corrected * lr * adaptive * rect, m, v
+    return p - corrected * lr, m, v
+
+
+ASGD_OPTIONS = [
+    dict(lr=0.01, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0, maximize=False),
+    dict(lr=0.2, lambd=0.1, alpha=0.5, t0=1.0, weight_decay=0.1, maximize=True),
+]
+
+
+def _asgd(p, g, ax, eta, mu, step, **o):
+    p, ax = p.clone(), ax.clone()
+    _optim.asgd_([p], [g], [ax], [_scalar(eta, p)], [_scalar(mu, p)], [_step(step)], **o)
+    return p, ax
+
+
+def _np_asgd(p, g, ax, eta, mu, step, lr, lambd, alpha, t0, weight_decay, maximize):
+    g = -g if maximize else g
+    if weight_decay:
+        g = g + weight_decay * p
+    p = p * (1 - lambd * eta) - eta * g
+    return p, (ax + (p - ax) * mu if mu != 1 else p)
+
+
+RPROP_OPTIONS = [
+    dict(etaminus=0.5, etaplus=1.2, step_size_min=1e-6, step_size_max=50.0, maximize=False),
+    dict(etaminus=0.3, etaplus=1.5, step_size_min=1e-3, step_size_max=0.2, maximize=True),
+]
+
+
+def _rprop(p, g, prev, size, **o):
+    p, prev, size = p.clone(), prev.clone(), size.clone()
+    _optim.rprop_([p], [g], [prev], [size], [_step(0)], **o)
+    return p, prev, size
+
+
+def _np_rprop(p, g, prev, size, etaminus, etaplus, step_size_min, step_size_max, maximize):
+    g = -g if maximize else g
+    s = np.sign(g * prev)
+    size = np.clip(size * np.where(s > 0, etaplus, np.where(s < 0, etaminus, 1.0)),
+                   step_size_min, step_size_max)  # fmt: skip
+    g = np.where(s < 0, 0.0, g)
+    return p - np.sign(g) * size, g, size
+
+
+def _samples(n_state, options, extra=lambda i: ()):
+    """One sample per shape and option set: a parameter, its gradient, n_state state arrays,
+    then extra(i) (plain values: step counts, scalar state)."""
+
+    def make(dtype, rng):
+        return [
+            Sample((*_state(shape, dtype, rng, 2 + n_state), *extra(i)), o, desc=f"{shape} {o}")
+            for shape in SHAPES
+            for i, o in enumerate(options)
+        ]
+
+    return make
+
+
+def _rprop_samples(dtype, rng):
+    out = []
+    for shape in SHAPES:
+        for o in RPROP_OPTIONS:
+            p, g, size = _state(shape, dtype, rng, 3)
+            prev = make_array(shape, dtype, rng)  # both signs: growing and shrinking steps
+            out.append(Sample((p, g, prev, size), o, desc=f"{shape} {o}"))
+    return out
+
+
 def _errors():
     p, g = ember.zeros(3), ember.zeros(3)
     o = ADAM_OPTIONS[0]
@@ -245,4 +474,46 @@ def records():
         OpSpec("_optim.sgd_", _sgd, _np_sgd, FLOATING, _sgd_samples, grad=False),
         OpSpec("_optim.rmsprop_", _rmsprop, _np_rmsprop, FLOATING, _rmsprop_samples, grad=False),
         OpSpec("_optim.adagrad_", _adagrad, _np_adagrad, FLOATING, _adagrad_samples, grad=False),
+        OpSpec(
+            "_optim.adadelta_",
+            _adadelta,
+            _np_adadelta,
+            FLOATING,
+            _samples(2, ADADELTA_OPTIONS),
+            grad=False,
+        ),  # fmt: skip
+        OpSpec(
+            "_optim.adamax_",
+            _adamax,
+            _np_adamax,
+            FLOATING,
+            _samples(2, ADAMAX_OPTIONS, lambda i: (3 * i,)),
+            grad=False,
+        ),  # fmt: skip
+        OpSpec(
+            "_optim.nadam_",
+            _nadam,
+            _np_nadam,
+            FLOATING,
+            _samples(2, NADAM_OPTIONS, lambda i: (0.9**i, 2 * i)),
+            grad=False,
+        ),  # fmt: skip
+        # Steps 1 and 11: below and above RAdam's rectification threshold (rho_t > 5).
+        OpSpec(
+            "_optim.radam_",
+            _radam,
+            _np_radam,
+            FLOATING,
+            _samples(2, RADAM_OPTIONS, lambda i: (10 * i,)),
+            grad=False,
+        ),  # fmt: skip
+        OpSpec(
+            "_optim.asgd_",
+            _asgd,
+            _np_asgd,
+            FLOATING,
+            _samples(1, ASGD_OPTIONS, lambda i: ((0.01, 0.05)[i], (1.0, 0.5)[i], 4)),
+            grad=False,
+        ),  # fmt: skip
+        OpSpec("_optim.rprop_", _rprop, _np_rprop, FLOATING, _rprop_samples, grad=False),
     ]

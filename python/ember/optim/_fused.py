@@ -1,7 +1,6 @@
-"""The shared frame of the optimizers whose update is written with tensor ops in Python
-(Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop): per group, per parameter with a gradient, the
-state made on first use and one call of the class's `_update`, as PyTorch's single-tensor
-("for-loop") implementations do. They have no fused C++ kernel yet (docs/design/optim.md)."""
+"""The shared frame of Adadelta, Adamax, NAdam, RAdam, ASGD and Rprop: per group, the parameters
+with a gradient, their state made on first use (as PyTorch's optimizers make it), and one fused
+C++ update of the whole group (ember._C._optim, ops/optim.cpp), like Adam's and SGD's."""
 
 from typing import Any
 
@@ -21,7 +20,7 @@ def _check_betas(betas: Any) -> None:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
-class _SingleTensorOptimizer(Optimizer):
+class _FusedOptimizer(Optimizer):
     _name = ""
 
     def __init__(self, params: Any, lr: Any, defaults: dict[str, Any]) -> None:
@@ -36,7 +35,9 @@ class _SingleTensorOptimizer(Optimizer):
     def _init_state(self, p: Any, group: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _update(self, p: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+    def _fused_step(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict
+    ) -> None:
         raise NotImplementedError
 
     def step(self, closure: Any = None) -> Any:
@@ -44,14 +45,16 @@ class _SingleTensorOptimizer(Optimizer):
         loss = self._closure_loss(closure)
         with ember.no_grad():
             for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    grad = -p.grad if group["maximize"] else p.grad
+                params, grads = self._params_with_grad(group)
+                if not params:
+                    continue
+                states = []
+                for p in params:
                     state = self.state[p]
                     if len(state) == 0:
                         state.update(self._init_state(p, group))
-                    self._update(p, grad, state, group)
+                    states.append(state)
+                self._fused_step(params, grads, states, group)
         return loss
 
 
@@ -61,3 +64,8 @@ def _zeros(p: Any) -> Any:
 
 def _new_step_state() -> dict[str, Any]:
     return {"step": _new_step()}
+
+
+def _lists(states: list[dict[str, Any]], *keys: str) -> list[list[Any]]:
+    """Per key, the list of that state entry over the parameters."""
+    return [[s[k] for s in states] for k in keys]

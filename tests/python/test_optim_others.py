@@ -1,6 +1,6 @@
-"""The optimizers written with tensor ops (optim/_single.py) and LBFGS, against NumPy float64
-transcriptions of PyTorch's documented algorithms; test_optim_torch.py compares them with
-PyTorch itself where it is installed."""
+"""Adadelta, Adamax, NAdam, RAdam, ASGD and Rprop (fused C++ updates, optim/_fused.py) and LBFGS,
+against NumPy float64 transcriptions of PyTorch's documented algorithms; test_optim_torch.py
+compares them with PyTorch itself where it is installed."""
 
 import math
 
@@ -155,6 +155,84 @@ def test_maximize_is_minimising_the_negated_gradient(cls):
         opt.step()
     for a, b in zip(up, params):
         np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-12)
+
+
+FUSED = [c for c in CASES if c[2]]  # the cases with options: weight decay and the rest
+
+
+@pytest.mark.parametrize("dtype, tol", [(ember.float32, 2e-5), (ember.bfloat16, 3e-2)])
+@pytest.mark.parametrize("cls, ref, kw", FUSED, ids=lambda c: getattr(c, "__name__", ""))
+def test_low_precision_params_follow_the_float64_reference(cls, ref, kw, dtype, tol):
+    """float32 and bfloat16 parameters: updated in float arithmetic, rounded once per stored
+    value, so they follow the float64 reference (started from the rounded values) to their
+    precision."""
+    rng = np.random.default_rng(3)
+    params = [ember.tensor(np.clip(rng.standard_normal(s), -2, 2), dtype=dtype) for s in SHAPES]
+    params = [p.requires_grad_() for p in params]
+    start = [p.detach().to(ember.float64).numpy() for p in params]
+    grads = [[rng.standard_normal(s) for s in SHAPES] for _ in range(3)]
+    opt = cls(params, **kw)
+    for gs in grads:
+        for p, g in zip(params, gs):
+            p.grad = ember.tensor(g, dtype=dtype)
+        opt.step()
+    for i, (p, a) in enumerate(zip(params, start)):
+        assert p.dtype == dtype
+        want = ref(a, [gs[i] for gs in grads], **kw)
+        np.testing.assert_allclose(p.detach().to(ember.float64).numpy(), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("cls, ref, kw", FUSED, ids=lambda c: getattr(c, "__name__", ""))
+def test_any_layout_and_any_thread_count_give_the_same_result(cls, ref, kw):
+    """A transposed parameter (staged, Note [Fused layouts]) ends where the contiguous one does,
+    and a large group gives the same bits on one and two threads."""
+    rng = np.random.default_rng(4)
+    base, grads = rng.standard_normal((6, 5)), rng.standard_normal((3, 6, 5))
+
+    def train(layout, threads, n=1):
+        old = ember.get_num_threads()
+        ember.set_num_threads(threads)
+        try:
+            ps = [layout(ember.tensor(np.tile(base, (n, 1)))).requires_grad_()]
+            opt = cls(ps, **kw)
+            for g in grads:
+                ps[0].grad = ember.tensor(np.tile(g, (n, 1)))
+                opt.step()
+            return ps[0].detach().contiguous().numpy()
+        finally:
+            ember.set_num_threads(old)
+
+    want = train(lambda t: t, 1)
+    np.testing.assert_allclose(train(lambda t: t.t().contiguous().t(), 1), want, rtol=1e-12)
+    np.testing.assert_array_equal(train(lambda t: t, 1, 8000), train(lambda t: t, 2, 8000))
+    np.testing.assert_allclose(want, ref(base, list(grads), **kw), rtol=1e-10, atol=1e-12)
+
+
+def test_fused_ops_report_bad_lists():
+    p = ember.zeros(3, dtype=ember.float64)
+    s = ember.zeros(())
+    with pytest.raises(RuntimeError, match=r"\[fused_adadelta_\] acc_deltas\[0\] has shape"):
+        ember._C._optim.adadelta_(
+            [p], [p.clone()], [p.clone()], [ember.zeros(2, dtype=ember.float64)], [s],
+            lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, maximize=False,
+        )  # fmt: skip
+    with pytest.raises(ValueError, match=r"\[fused_nadam_\] expected 1 mu_products"):
+        ember._C._optim.nadam_(
+            [p], [p.clone()], [p.clone()], [p.clone()], [], [s], lr=0.1, beta1=0.9,
+            beta2=0.999, eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+            decoupled_weight_decay=False, maximize=False,
+        )  # fmt: skip
+    with pytest.raises(TypeError, match=r"\[fused_asgd_\] etas\[0\] has dtype int64"):
+        ember._C._optim.asgd_(
+            [p], [p.clone()], [p.clone()], [ember.zeros((), dtype=ember.int64)], [s.clone()],
+            [s], lr=0.1, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, maximize=False,
+        )  # fmt: skip
+    with pytest.raises(TypeError, match=r"\[fused_rprop_\] step_sizes\[0\] has dtype float32"):
+        ember._C._optim.rprop_(
+            [p], [p.clone()], [p.clone()], [ember.zeros(3)], [s], etaminus=0.5, etaplus=1.2,
+            step_size_min=1e-6, step_size_max=50, maximize=False,
+        )  # fmt: skip
+    assert float(s) == 0  # a refused call leaves the step counts alone
 
 
 def test_state_dict_round_trip_continues_identically():

@@ -9,12 +9,22 @@ import ember
 torch = pytest.importorskip("torch")
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize(
+    "mode, shape, grid_shape",
+    [
+        ("bilinear", (2, 3, 5, 7), (2, 4, 6, 2)),
+        ("nearest", (2, 3, 5, 7), (2, 4, 6, 2)),
+        ("bicubic", (2, 3, 5, 7), (2, 4, 6, 2)),
+        ("bilinear", (2, 2, 4, 5, 3), (2, 3, 2, 4, 3)),  # 5-d: trilinear
+        ("nearest", (2, 2, 4, 5, 3), (2, 3, 2, 4, 3)),
+    ],
+    ids=["bilinear", "nearest", "bicubic", "trilinear", "nearest-3d"],
+)
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_grid_sample_matches_torch(mode, padding_mode, align_corners):
+def test_grid_sample_matches_torch(mode, shape, grid_shape, padding_mode, align_corners):
     rng = np.random.default_rng(0)
-    x, g = rng.standard_normal((2, 3, 5, 7)), rng.uniform(-1.3, 1.3, (2, 4, 6, 2))
+    x, g = rng.standard_normal(shape), rng.uniform(-1.3, 1.3, grid_shape)
     xe, ge = ember.tensor(x, requires_grad=True), ember.tensor(g, requires_grad=True)
     xt, gt = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
     oe = ember.nn.functional.grid_sample(xe, ge, mode, padding_mode, align_corners)

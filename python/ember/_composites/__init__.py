@@ -6,6 +6,7 @@ from ember._composites import (  # noqa: F401
     indexing,
     linalg,
     linalg_factor,
+    nn_resample,
     scan,
     shape,
     sort,

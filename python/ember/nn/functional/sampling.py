@@ -1,16 +1,17 @@
 """ember.nn.functional: sampling at arbitrary points (affine_grid, grid_sample), the spatial
-transformer's pieces, written with ember's ops (gather, so both the input and the grid get
-gradients).
+transformer's pieces; grid_sample checks its arguments and calls ember.grid_sampler
+(_composites/nn_resample.py), as PyTorch's calls torch.grid_sampler.
 
-grid_sample handles 4-d input (2-d images) with bilinear and nearest modes and the three padding
-modes; bicubic and 5-d (volumetric) input raise NotImplementedError. affine_grid handles both the
-2-d and the 3-d form.
+grid_sample handles 4-d input (images: bilinear, nearest, bicubic) and 5-d input (volumes:
+trilinear, called bilinear as in PyTorch, and nearest), with the three padding modes. affine_grid
+handles both the 2-d and the 3-d form.
 """
 
 from __future__ import annotations
 
 import warnings
 
+import ember
 from ember import _C
 
 __all__: list[str] = ["affine_grid", "grid_sample"]
@@ -75,43 +76,9 @@ def affine_grid(theta, size, align_corners=None):
     return out.reshape((n,) + spatial + (len(dims),))
 
 
-def _reflect(coord, twice_low, twice_high):
-    if twice_low == twice_high:
-        return _C.zeros_like(coord)
-    lo = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    c = (coord - lo).abs()
-    extra = _C.fmod(c, span)
-    flips = _C.floor(c / span)
-    even = _C.remainder(flips, 2) == 0
-    return _C.where(even, extra + lo, span - extra + lo)
-
-
-def _source_coords(coord, size, padding_mode, align_corners):
-    """Normalised grid coordinates to pixel coordinates, with the padding mode applied."""
-    if align_corners:
-        x = (coord + 1) / 2 * (size - 1)
-    else:
-        x = ((coord + 1) * size - 1) / 2
-    if padding_mode == "border":
-        x = x.clamp(0, size - 1)
-    elif padding_mode == "reflection":
-        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        x = x.clamp(0, size - 1)
-    return x
-
-
-def _gather_2d(flat, xi, yi, w, h):
-    """flat [N, C, H*W] at integer (yi, xi) [N, Ho, Wo]; zero where outside."""
-    n, c = flat.shape[0], flat.shape[1]
-    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    idx = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).reshape(n, 1, -1).expand(n, c, -1)
-    vals = flat.gather(2, idx).reshape((n, c) + tuple(xi.shape[1:]))
-    return vals * inside.unsqueeze(1).to(vals.dtype)
-
-
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """input [N, C, H, W] sampled at grid [N, Ho, Wo, 2] (x, y in [-1, 1]): [N, C, Ho, Wo]."""
+    """input [N, C, H, W] sampled at grid [N, Ho, Wo, 2] (x, y in [-1, 1]): [N, C, Ho, Wo]; or
+    input [N, C, D, H, W] at grid [N, Do, Ho, Wo, 3] (x, y, z): [N, C, Do, Ho, Wo]."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
@@ -125,34 +92,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if input.dim() == 5:
-        raise NotImplementedError("grid_sample: 5-D (volumetric) input is not supported yet")
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample: mode='bicubic' is not supported yet")
-    if input.dim() != 4 or grid.dim() != 4 or grid.shape[-1] != 2:
-        raise RuntimeError(
-            f"grid_sampler(): expected 4D input and grid with last dimension 2, but got input "
-            f"of shape {list(input.shape)} and grid of shape {list(grid.shape)}"
-        )
-    if input.shape[0] != grid.shape[0]:
-        raise RuntimeError(
-            f"grid_sampler(): expected grid and input to have same batch size, but got input "
-            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
-        )
-    n, c, h, w = input.shape
-    x = _source_coords(grid[..., 0], w, padding_mode, align_corners)
-    y = _source_coords(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
-    if mode == "nearest":
-        xi, yi = x.round().long(), y.round().long()
-        return _gather_2d(flat, xi, yi, w, h)
-    x0f, y0f = x.detach().floor(), y.detach().floor()
-    x0, y0 = x0f.long(), y0f.long()
-    wx1, wy1 = (x - x0f).unsqueeze(1), (y - y0f).unsqueeze(1)
-    wx0, wy0 = 1 - wx1, 1 - wy1
-    return (
-        _gather_2d(flat, x0, y0, w, h) * wx0 * wy0
-        + _gather_2d(flat, x0 + 1, y0, w, h) * wx1 * wy0
-        + _gather_2d(flat, x0, y0 + 1, w, h) * wx0 * wy1
-        + _gather_2d(flat, x0 + 1, y0 + 1, w, h) * wx1 * wy1
+    return ember.grid_sampler(
+        input,
+        grid,
+        ("bilinear", "nearest", "bicubic").index(mode),
+        ("zeros", "border", "reflection").index(padding_mode),
+        align_corners,
     )

@@ -1,5 +1,5 @@
-"""Op-table records of the neural-network ops: resampling (interpolate, pixel_shuffle,
-pixel_unshuffle, unfold, fold).
+"""Op-table records of the neural-network ops: resampling (interpolate, grid_sample,
+pixel_shuffle, pixel_unshuffle, unfold, fold).
 
 The references are NumPy loops written from PyTorch's definitions (interpolate's index and weight
 formulas with the float32 steps PyTorch takes; mode "area" is adaptive average pooling)."""
@@ -16,6 +16,7 @@ from ember.testing.op_db.spec import (
     ALL,
     FLOATING,
     OpSpec,
+    Sample,
     as_batched,
     error,
     input_cases,
@@ -226,6 +227,123 @@ def _fold_errors():
     ]
 
 
+# ---- grid_sample ---------------------------------------------------------------------------------
+
+
+def _np_pad(i, size, padding_mode, align_corners):
+    """A pixel coordinate with grid_sample's padding applied (zeros: unchanged)."""
+    if padding_mode == "border":
+        return min(max(i, 0.0), size - 1.0)
+    if padding_mode == "reflection":
+        lo, hi = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+        if hi > lo:
+            span, c = hi - lo, abs(i - lo)
+            flips, extra = math.floor(c / span), math.fmod(c, span)
+            i = extra + lo if flips % 2 == 0 else span - extra + lo
+        else:
+            i = 0.0
+        return min(max(i, 0.0), size - 1.0)
+    return i
+
+
+def np_grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
+    """PyTorch's grid_sampler_2d / 3d, one output point at a time (grid's last dim: x, y[, z])."""
+    n, c = x.shape[:2]
+    sizes = x.shape[2:][::-1]  # (w, h[, d])
+    k = len(sizes)
+    out = np.zeros((n, c) + grid.shape[1:-1])
+
+    def read(b, idx):  # idx: integer (x, y[, z]); zero outside
+        if all(0 <= i < s for i, s in zip(idx, sizes)):
+            return x[(b, slice(None)) + tuple(int(i) for i in reversed(idx))]
+        return np.zeros(c)
+
+    for b in range(n):
+        for pos in np.ndindex(grid.shape[1:-1]):
+            g = grid[(b,) + pos]
+            if align_corners:
+                u = [(g[j] + 1) / 2 * (sizes[j] - 1) for j in range(k)]
+            else:
+                u = [((g[j] + 1) * sizes[j] - 1) / 2 for j in range(k)]
+            if mode == "bicubic":
+                x0, y0 = math.floor(u[0]), math.floor(u[1])
+                val = np.zeros(c)
+                for yy in range(y0 - 1, y0 + 3):
+                    for xx in range(x0 - 1, x0 + 3):
+                        px = _np_pad(float(xx), sizes[0], padding_mode, align_corners)
+                        py = _np_pad(float(yy), sizes[1], padding_mode, align_corners)
+                        wx = _cubic(u[0] - x0)[xx - x0 + 1]
+                        wy = _cubic(u[1] - y0)[yy - y0 + 1]
+                        val += wx * wy * read(b, (px, py))
+                out[(b, slice(None)) + pos] = val
+                continue
+            u = [_np_pad(v, s, padding_mode, align_corners) for v, s in zip(u, sizes)]
+            if mode == "nearest":
+                out[(b, slice(None)) + pos] = read(b, [np.rint(v) for v in u])
+                continue
+            val = np.zeros(c)
+            for corner in range(1 << k):
+                idx = [math.floor(v) + ((corner >> j) & 1) for j, v in enumerate(u)]
+                w = np.prod([1 - abs(v - i) for v, i in zip(u, idx)])
+                val += w * read(b, idx)
+            out[(b, slice(None)) + pos] = val
+    return out
+
+
+_MODES, _PADDINGS = ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection")
+
+
+def np_grid_sampler(x, grid, interpolation_mode, padding_mode, align_corners):
+    """np_grid_sample with PyTorch's integer codes (torch.grid_sampler's arguments)."""
+    return np_grid_sample(
+        x, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode], align_corners
+    )
+
+
+def _grid_sampler_samples(dims):
+    """Every mode, padding and alignment on 4-d and / or 5-d input, grid points in [-1.2, 1.2]
+    (some outside, so the padding modes matter); positional codes as torch.grid_sampler's."""
+    cases = {
+        4: ((2, 2, 4, 5), (2, 3, 2, 2), (0, 1, 2)),
+        5: ((1, 2, 3, 4, 3), (1, 2, 2, 2, 3), (0, 1)),
+    }
+
+    def make(dtype, rng):
+        out = []
+        for d in dims:
+            shape, grid_shape, modes = cases[d]
+            for mode in modes:
+                for padding in range(3):
+                    for align in (False, True):
+                        x = rng.uniform(-3, 3, shape)
+                        g = rng.uniform(-1.2, 1.2, grid_shape)
+                        desc = f"{shape} {_MODES[mode]} {_PADDINGS[padding]} align={align}"
+                        # nearest is piecewise constant in the grid: no gradient to check.
+                        out.append(Sample((x, g, mode, padding, align), {}, desc, mode != 1))
+        return out
+
+    return make
+
+
+def _grid_sample_errors():
+    img, grid = ember.zeros(1, 1, 2, 2), ember.zeros(1, 2, 2, 2)
+    return [
+        error(lambda: F.grid_sample(img, grid, mode="area"), ValueError, "expected mode"),
+        error(
+            lambda: F.grid_sample(img, ember.zeros(2, 2, 2, 2), align_corners=False),
+            RuntimeError,
+            "same batch size",
+        ),
+        error(
+            lambda: F.grid_sample(
+                ember.zeros(1, 1, 2, 2, 2), ember.zeros(1, 1, 1, 1, 3), "bicubic", "zeros", False
+            ),
+            RuntimeError,
+            "bicubic interpolation only supports 4D input",
+        ),
+    ]
+
+
 # ---- the records -------------------------------------------------------------------------------
 
 RECORDS = [
@@ -257,6 +375,39 @@ RECORDS = [
         ),
         errors=_interpolate_errors,
         gradgrad=True,
+    ),
+    OpSpec(
+        "grid_sampler",
+        ember.grid_sampler,
+        np_grid_sampler,
+        (ember.float32, ember.float64),
+        _grid_sampler_samples((4, 5)),
+        errors=_grid_sample_errors,
+        tol={ember.float32: (1e-4, 1e-5)},  # 16 bicubic taps summed in float32
+    ),
+    OpSpec(
+        "grid_sampler_2d",
+        ember.grid_sampler_2d,
+        np_grid_sampler,
+        (ember.float32, ember.float64),
+        _grid_sampler_samples((4,)),
+        tol={ember.float32: (1e-4, 1e-5)},
+        errors=lambda: [
+            error(
+                lambda: ember.grid_sampler_2d(
+                    ember.zeros(1, 1, 2, 2, 2), ember.zeros(1, 1, 1, 1, 3), 0, 0, False
+                ),
+                RuntimeError,
+                "expected 4D input",
+            )
+        ],
+    ),
+    OpSpec(
+        "grid_sampler_3d",
+        ember.grid_sampler_3d,
+        np_grid_sampler,
+        (ember.float32, ember.float64),
+        _grid_sampler_samples((5,)),
     ),
     OpSpec(
         "pixel_shuffle",

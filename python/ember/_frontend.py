@@ -412,6 +412,17 @@ def is_storage(obj) -> bool:
     return False
 
 
+def is_vulkan_available() -> bool:
+    """False: ember has no Vulkan backend (PyTorch's answer on a build without one)."""
+    return False
+
+
+def cudnn_is_acceptable(tensor) -> bool:
+    """Whether PyTorch would hand this tensor to cuDNN: never for ember's callers, which pick
+    kernels behind the plain ops (PyTorch's answer for a CPU tensor)."""
+    return False
+
+
 def broadcast_shapes(*shapes):
     """The shape tensors of these shapes broadcast to, as ember.Size."""
     from ember._size import Size
@@ -602,6 +613,8 @@ __all__ = [
     "set_default_device", "set_deterministic_debug_mode", "set_float32_matmul_precision",
     "set_flush_denormal", "set_num_interop_threads", "set_warn_always", "strided", "typename",
     "use_deterministic_algorithms", "zero_",
+    "is_vulkan_available",
+    "cudnn_is_acceptable",
 ]  # fmt: skip
 
 

@@ -131,9 +131,19 @@ for _name in (
     "is_quantized",
     "is_nested",
     "is_mkldnn",
+    "is_sparse",
+    "is_sparse_csr",
 ):
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, property(lambda self: False))
+
+
+def _to_dense(self, dtype=None, *, masked_grad=None):
+    """A strided tensor is dense already: itself (or a copy in dtype), as PyTorch returns."""
+    return self if dtype is None else self.to(dtype)
+
+
+Tensor.to_dense = _to_dense
 Tensor.type = _type
 Tensor.__iter__ = _iter
 Tensor.__format__ = _format

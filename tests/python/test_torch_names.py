@@ -211,3 +211,13 @@ def test_torch_function_helpers():
         "flag", 1, False, lambda a, flag=False: "yes", lambda a, flag=False: "no", "m", "pick"
     )
     assert (pick(1), pick(1, True), pick(1, flag=True)) == ("no", "yes", "yes")
+
+
+def test_layout_questions_of_strided_tensors():
+    """ember's tensors are strided: PyTorch's answers for a strided CPU tensor."""
+    x = ember.arange(6.0).reshape(2, 3)
+    assert x.is_sparse is False and x.is_sparse_csr is False
+    assert x.to_dense() is x
+    d = x.to_dense(ember.float64)
+    assert d.dtype == ember.float64 and d.tolist() == x.tolist()
+    assert ember.is_vulkan_available() is False and ember.cudnn_is_acceptable(x) is False

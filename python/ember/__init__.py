@@ -117,3 +117,16 @@ for _name in [n for n in globals() if n.startswith("special_")]:
 del _name
 
 polygamma = special.polygamma  # noqa: F811  (the kernel's binding takes (input, n))
+
+
+# Submodules imported on first use (`ember.distributions` or `import ember.distributions`), so
+# that `import ember` does not pay for what a program may never touch.
+_LAZY_SUBMODULES = frozenset({"distributions"})
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"ember.{name}")
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

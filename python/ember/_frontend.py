@@ -167,6 +167,10 @@ def _new(self, *args, **kwargs):
         return _C.empty(0, dtype=self.dtype, device=self.device)
     if all(isinstance(a, int) for a in args):
         return _C.empty(list(args), dtype=self.dtype, device=self.device)
+    from ember._size import Size
+
+    if len(args) == 1 and isinstance(args[0], Size):  # a Size is sizes, as in PyTorch
+        return _C.empty(list(args[0]), dtype=self.dtype, device=self.device)
     if len(args) == 1 and isinstance(args[0], Tensor):
         return args[0].detach() if args[0].dtype == self.dtype else args[0].to(self.dtype)
     return _C.tensor(args[0], dtype=self.dtype, device=self.device)

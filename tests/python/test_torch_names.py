@@ -221,3 +221,10 @@ def test_layout_questions_of_strided_tensors():
     d = x.to_dense(ember.float64)
     assert d.dtype == ember.float64 and d.tolist() == x.tolist()
     assert ember.is_vulkan_available() is False and ember.cudnn_is_acceptable(x) is False
+
+
+def test_tensor_new_takes_a_size_as_sizes():
+    x = ember.ones(2, dtype=ember.float64)
+    y = x.new(ember.Size([3, 2]))
+    assert y.shape == (3, 2) and y.dtype == ember.float64
+    assert x.new([3.0, 2.0]).tolist() == [3.0, 2.0]  # a list is data

@@ -1,0 +1,76 @@
+"""ember.distributions: probability distributions with PyTorch's API (torch.distributions):
+sampling (reparameterised where PyTorch is), log_prob, cdf / icdf, entropy, moments, argument
+validation, constraints, transforms, TransformedDistribution, Independent and kl_divergence with
+its registry. docs/design/distributions.md lists what exists and what does not yet (the
+distributions that need gamma, Poisson or binomial samplers)."""
+
+from ember.distributions import constraints, transforms
+from ember.distributions.bernoulli import Bernoulli
+from ember.distributions.categorical import Categorical
+from ember.distributions.cauchy import Cauchy
+from ember.distributions.constraint_registry import biject_to, transform_to
+from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
+from ember.distributions.exponential import Exponential
+from ember.distributions.geometric import Geometric
+from ember.distributions.gumbel import Gumbel
+from ember.distributions.half_cauchy import HalfCauchy
+from ember.distributions.half_normal import HalfNormal
+from ember.distributions.independent import Independent
+from ember.distributions.kl import kl_divergence, register_kl
+from ember.distributions.kumaraswamy import Kumaraswamy
+from ember.distributions.laplace import Laplace
+from ember.distributions.log_normal import LogNormal
+from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from ember.distributions.multinomial import Multinomial
+from ember.distributions.multivariate_normal import MultivariateNormal
+from ember.distributions.normal import Normal
+from ember.distributions.one_hot_categorical import (
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
+from ember.distributions.pareto import Pareto
+from ember.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from ember.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from ember.distributions.transformed_distribution import TransformedDistribution
+from ember.distributions.transforms import *  # noqa: F403
+from ember.distributions.uniform import Uniform
+from ember.distributions.weibull import Weibull
+
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Cauchy",
+    "Distribution",
+    "ExpRelaxedCategorical",
+    "Exponential",
+    "ExponentialFamily",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
+    "Independent",
+    "Kumaraswamy",
+    "Laplace",
+    "LogNormal",
+    "LogitRelaxedBernoulli",
+    "LowRankMultivariateNormal",
+    "Multinomial",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Pareto",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "TransformedDistribution",
+    "Uniform",
+    "Weibull",
+    "biject_to",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+    "transform_to",
+    "transforms",
+]
+__all__.extend(transforms.__all__)

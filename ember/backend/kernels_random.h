@@ -10,6 +10,9 @@
 namespace ember {
 
 enum class RandomDist : uint8_t { Uniform, Normal, Integer, Exponential };
+// The samplers with per-element parameters (rejection methods: a draw takes a varying number of
+// random numbers).
+enum class ParamSampler : uint8_t { Gamma, Poisson, Binomial };
 
 struct RandomKernels {
   // Fills out with samples: Uniform [a, b), Normal(mean a, std b), Integer [a, b) (a and b
@@ -24,9 +27,15 @@ struct RandomKernels {
                                bool replacement,
                                Generator& gen);
 
+  // out[i] (contiguous float64) = a draw with parameters a[i] (and b[i]), contiguous float64 of
+  // out's shape: Gamma(concentration a, rate 1), Poisson(rate a), Binomial(count a, prob b).
+  using Sample = void (*)(
+      ParamSampler which, const Tensor& out, const Tensor& a, const Tensor& b, Generator& gen);
+
   Random random = nullptr;
   Randperm randperm = nullptr;
   Multinomial multinomial = nullptr;
+  Sample sample = nullptr;
 };
 
 }  // namespace ember

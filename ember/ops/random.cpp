@@ -38,6 +38,9 @@ const OpInfo kRandomOps[] = {
     {"exponential_", OpKind::Random, kFloatingTypes, false},
     {"random_", OpKind::Random, kAllTypes, false},
     {"bernoulli_", OpKind::Random, kAllTypes, false},
+    {"_standard_gamma", OpKind::Random, kFloatingTypes, false},
+    {"poisson", OpKind::Random, kFloatingTypes, false},
+    {"binomial", OpKind::Random, kFloatingTypes, false},
 };
 
 Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
@@ -384,6 +387,68 @@ Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* gen) {
              p);
   }
   return overwrite(self, hit, "bernoulli_");
+}
+
+namespace {
+// One draw per element of the broadcast parameters, in float64 by the sample kernel, returned in
+// the parameters' dtype.
+Tensor param_sample(
+    ParamSampler which, const Tensor& a, const Tensor& b, Generator* gen, const char* op) {
+  check_floating(a, op, "tensor of parameters");
+  NoGradGuard no_grad;
+  Tensor pa = a, pb;
+  DType dt = a.dtype();
+  if (b.defined()) {
+    check_floating(b, op, "tensor of parameters");
+    dt = result_type(a, b);
+    const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
+    pa = expand(a, shape);
+    pb = contiguous(to_dtype(expand(b, shape), kFloat64));
+  }
+  pa = contiguous(to_dtype(pa, kFloat64));
+  Tensor out = empty(pa.sizes(), TensorOptions(kFloat64).device(a.device()));
+  kernel(kernels(a.device()).random.sample, a.device(), op)(which, out, pa, pb,
+                                                            gen_or_default(gen));
+  return to_dtype(out, dt);
+}
+}  // namespace
+
+Tensor _standard_gamma(const Tensor& alpha, Generator* gen) {
+  {
+    NoGradGuard no_grad;
+    check_floating(alpha, "_standard_gamma", "tensor of concentrations");
+    EMBER_CHECK(!any_true(lt(alpha, 0)),
+                "[_standard_gamma] expected all concentrations >= 0 (Gamma's alpha)");
+  }
+  Tensor out = param_sample(ParamSampler::Gamma, alpha, Tensor(), gen, "_standard_gamma");
+  // As PyTorch: never 0, the smallest normal number of the dtype instead (log stays finite).
+  NoGradGuard no_grad;
+  // The smallest normal number: float16's 2^-14, bfloat16's and float32's 2^-126.
+  const double tiny = out.dtype() == kFloat64   ? std::numeric_limits<double>::min()
+                      : out.dtype() == kFloat16 ? 6.103515625e-05
+                                                : double(std::numeric_limits<float>::min());
+  return clamp(out, std::optional<Scalar>(Scalar(tiny)));
+}
+
+Tensor poisson(const Tensor& rates, Generator* gen) {
+  {
+    NoGradGuard no_grad;
+    check_floating(rates, "poisson", "tensor of rates");
+    EMBER_CHECK(!any_true(logical_not(ge(rates, 0))),
+                "[poisson] invalid Poisson rate, expected rate to be non-negative");
+  }
+  Tensor out = param_sample(ParamSampler::Poisson, rates, Tensor(), gen, "poisson");
+  record_zero_grad("PoissonBackward0", rates, out);
+  return out;
+}
+
+Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
+  {
+    NoGradGuard no_grad;
+    check_floating(prob, "binomial", "tensor of probabilities");
+    check_probabilities(prob, "binomial");
+  }
+  return param_sample(ParamSampler::Binomial, count, prob, gen, "binomial");
 }
 
 }  // namespace ember

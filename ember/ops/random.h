@@ -61,4 +61,12 @@ Tensor& random_(Tensor& self, Generator* generator = nullptr);
 Tensor& bernoulli_(Tensor& self, double p = 0.5, Generator* generator = nullptr);
 Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* generator = nullptr);
 
+// Samplers with per-element parameters (rejection methods, PyTorch's algorithms), in the
+// parameters' dtype. _standard_gamma: Gamma(alpha, 1), at least the dtype's smallest normal
+// number, no gradient (ember._standard_gamma adds the reparameterised one); poisson: rates >= 0,
+// a zero gradient as PyTorch's; binomial: count and prob broadcast, no gradient.
+Tensor _standard_gamma(const Tensor& alpha, Generator* generator = nullptr);
+Tensor poisson(const Tensor& rates, Generator* generator = nullptr);
+Tensor binomial(const Tensor& count, const Tensor& prob, Generator* generator = nullptr);
+
 }  // namespace ember

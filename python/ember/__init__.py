@@ -91,8 +91,15 @@ nn.functional._install_top_level(globals(), Tensor)  # noqa: F405  (ember.cosine
 
 __version__ = "0.1.0"
 
+# PyTorch's constants (torch.pi & co, Python floats as there).
+import math as _math  # noqa: E402
+
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
+
 # Modules that read the names above when imported.
 from ember import (  # noqa: E402
+    _sampling,
     _symbolic,
     cpu,
     functional,
@@ -106,6 +113,7 @@ from ember import (  # noqa: E402
 )
 
 globals().update({name: getattr(_symbolic, name) for name in _symbolic.NAMES})
+from ember._sampling import _standard_gamma, _standard_gamma_grad  # noqa: E402, F401
 from ember.cpu import Event, Stream  # noqa: E402, F401
 from ember.futures import Future, fork, wait  # noqa: E402, F401
 from ember.nn import ModuleDict, ParameterDict  # noqa: E402, F401

@@ -149,6 +149,20 @@ void init_random(nb::module_& m) {
       },
       nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
       nb::arg("generator").none() = nb::none());
+  // Samplers with per-element parameters (torch.poisson, torch.binomial, torch._standard_gamma;
+  // ember._standard_gamma in Python adds the gradient to the last).
+  m.def(
+      "poisson", [](const Tensor& x, Generator* gen) { return poisson(x, gen); }, nb::arg("input"),
+      nb::arg("generator").none() = nb::none());
+  m.def(
+      "binomial",
+      [](const Tensor& count, const Tensor& prob, Generator* gen) {
+        return binomial(count, prob, gen);
+      },
+      nb::arg("count"), nb::arg("prob"), nb::arg("generator").none() = nb::none());
+  m.def(
+      "_sample_gamma", [](const Tensor& x, Generator* gen) { return _standard_gamma(x, gen); },
+      nb::arg("input"), nb::arg("generator").none() = nb::none());
   m.def("normal", &normal_py, nb::arg("mean"), nb::arg("std") = 1.0,
         nb::arg("size").none() = nb::none(), nb::kw_only(),
         nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),

@@ -44,7 +44,20 @@ CONTINUOUS = {
                 stats.weibull_min([1.5, 0.7], scale=[1.0, 2.0]), [0.6, 2.2]),
     "Pareto": (lambda: D.Pareto(t([1.0, 2.0]), t([3.0, 1.5])),
                stats.pareto([3.0, 1.5], scale=[1.0, 2.0]), [1.4, 5.0]),
+    "Gamma": (lambda: D.Gamma(t([0.4, 3.0]), t([1.0, 2.0])),
+              stats.gamma([0.4, 3.0], scale=[1.0, 0.5]), [0.3, 1.1]),
+    "Chi2": (lambda: D.Chi2(t([1.5, 4.0])), stats.chi2([1.5, 4.0]), [0.7, 3.3]),
+    "Beta": (lambda: D.Beta(t([0.5, 2.0]), t([1.5, 3.0])),
+             stats.beta([0.5, 2.0], [1.5, 3.0]), [0.2, 0.6]),
+    "StudentT": (lambda: D.StudentT(t([3.0, 7.0]), t([0.5, -1.0]), t([1.0, 2.0])),
+                 stats.t([3.0, 7.0], [0.5, -1.0], [1.0, 2.0]), [0.1, 1.5]),
+    "FisherSnedecor": (lambda: D.FisherSnedecor(t([3.0, 7.0]), t([5.0, 12.0])),
+                       stats.f([3.0, 7.0], [5.0, 12.0]), [0.6, 1.4]),
+    "InverseGamma": (lambda: D.InverseGamma(t([3.0, 4.5]), t([1.0, 2.0])),
+                     stats.invgamma([3.0, 4.5], scale=[1.0, 2.0]), [0.4, 0.9]),
 }  # fmt: skip
+NO_CDF = {"Gumbel", "Weibull", "Pareto", "Chi2", "Beta", "StudentT", "FisherSnedecor",
+          "InverseGamma"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", CONTINUOUS)
@@ -53,12 +66,13 @@ def test_continuous_match_scipy(name):
     d = make()
     x = t(points)
     np.testing.assert_allclose(d.log_prob(x).numpy(), ref.logpdf(points), rtol=1e-10, atol=1e-12)
-    if name not in ("Gumbel", "Weibull", "Pareto"):  # no closed-form cdf through the transforms
+    if name not in NO_CDF:  # no closed-form cdf through the transforms
         np.testing.assert_allclose(d.cdf(x).numpy(), ref.cdf(points), rtol=1e-10, atol=1e-12)
     q = t([0.3, 0.8])
-    if name not in ("Gumbel", "Weibull", "Pareto"):
+    if name not in NO_CDF | {"Gamma"}:
         np.testing.assert_allclose(d.icdf(q).numpy(), ref.ppf([0.3, 0.8]), rtol=1e-9)
-    np.testing.assert_allclose(d.entropy().numpy(), ref.entropy(), rtol=1e-10, atol=1e-12)
+    if name not in ("FisherSnedecor",):  # PyTorch has no FisherSnedecor entropy either
+        np.testing.assert_allclose(d.entropy().numpy(), ref.entropy(), rtol=1e-9, atol=1e-12)
     if name not in ("Cauchy", "HalfCauchy"):  # no moments
         np.testing.assert_allclose(d.mean.numpy(), ref.mean(), rtol=1e-10)
         np.testing.assert_allclose(d.variance.numpy(), ref.var(), rtol=1e-10)
@@ -80,7 +94,13 @@ def test_samples_follow_the_distribution(name):
 DISCRETE = {
     "Bernoulli": (lambda: D.Bernoulli(t([0.3, 0.9])), stats.bernoulli([0.3, 0.9]), [1.0, 0.0]),
     "Geometric": (lambda: D.Geometric(t([0.3, 0.6])), stats.geom([0.3, 0.6], loc=-1), [2.0, 0.0]),
-}
+    # Rates and counts on both sides of the samplers' switch (Poisson rate 10, n min(p, 1-p) 10).
+    "Poisson": (lambda: D.Poisson(t([3.5, 40.0])), stats.poisson([3.5, 40.0]), [2.0, 37.0]),
+    "Binomial": (lambda: D.Binomial(t([8.0, 100.0]), t([0.3, 0.65])),
+                 stats.binom([8, 100], [0.3, 0.65]), [3.0, 61.0]),
+    "NegativeBinomial": (lambda: D.NegativeBinomial(t([3.0, 5.5]), t([0.4, 0.7])),
+                         stats.nbinom([3.0, 5.5], [0.6, 0.3]), [2.0, 9.0]),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", DISCRETE)
@@ -88,12 +108,23 @@ def test_discrete_match_scipy(name):
     make, ref, points = DISCRETE[name]
     d = make()
     np.testing.assert_allclose(d.log_prob(t(points)).numpy(), ref.logpmf(points), rtol=1e-10)
-    np.testing.assert_allclose(d.entropy().numpy(), ref.entropy(), rtol=1e-10)
+    if name in ("Bernoulli", "Geometric"):
+        np.testing.assert_allclose(d.entropy().numpy(), ref.entropy(), rtol=1e-10)
     np.testing.assert_allclose(d.mean.numpy(), ref.mean(), rtol=1e-10)
     np.testing.assert_allclose(d.variance.numpy(), ref.var(), rtol=1e-10)
     ember.manual_seed(5)
     s = d.sample((40000,)).numpy()
-    np.testing.assert_allclose(s.mean(0), ref.mean(), rtol=0.05)
+    np.testing.assert_allclose(s.mean(0), ref.mean(), rtol=0.03)
+    np.testing.assert_allclose(s.var(0), ref.var(), rtol=0.08)
+    for j in range(2):  # chi-square of the counts against the pmf, tail cells pooled
+        values, counts = np.unique(s[:, j], return_counts=True)
+        probs = ref.pmf(np.stack([values, values], -1))[:, j]
+        keep = probs * 40000 >= 5
+        observed, expected = counts[keep], probs[keep] * 40000
+        if 1 - probs[keep].sum() > 1e-9:  # the rest of the support, pooled
+            observed = np.append(observed, counts[~keep].sum())
+            expected = np.append(expected, (1 - probs[keep].sum()) * 40000)
+        assert stats.chisquare(observed, expected * observed.sum() / expected.sum()).pvalue > 1e-3
 
 
 def test_categorical_and_one_hot():
@@ -364,3 +395,80 @@ def test_transformed_distribution_is_the_pushforward():
         d.cdf(x).numpy(), stats.lognorm(s=2.0, scale=np.exp(1.0)).cdf([0.5, 3.0]), rtol=1e-10
     )
     assert d.support is not None and d.has_rsample
+
+
+def test_dirichlet():
+    a = np.array([0.7, 2.0, 3.5])
+    d = D.Dirichlet(t(a))
+    x = np.array([0.2, 0.3, 0.5])
+    np.testing.assert_allclose(d.log_prob(t(x)).item(), stats.dirichlet(a).logpdf(x), rtol=1e-10)
+    np.testing.assert_allclose(d.entropy().item(), stats.dirichlet(a).entropy(), rtol=1e-10)
+    np.testing.assert_allclose(d.variance.numpy(), stats.dirichlet(a).var(), rtol=1e-10)
+    ember.manual_seed(6)
+    s = d.sample((40000,)).numpy()
+    np.testing.assert_allclose(s.sum(-1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(s.mean(0), stats.dirichlet(a).mean(), rtol=0.02)
+    # The first coordinate is Beta(a_0, a_1 + a_2).
+    assert stats.kstest(s[:, 0], stats.beta(a[0], a[1:].sum()).cdf).pvalue > 1e-3
+
+
+def test_gamma_reparameterised_gradient():
+    """The implicit reparameterisation: dx/dalpha = -(dP/dalpha) / p at each draw (P the
+    regularised incomplete gamma function, differentiated by SciPy here), and the mean of the
+    draws' gradients is the derivative of the mean: d E[x] / d alpha = 1 / rate."""
+    from scipy import special
+
+    alpha = ember.tensor([0.3, 2.5, 40.0], dtype=F64, requires_grad=True)
+    ember.manual_seed(8)
+    x = ember._standard_gamma(alpha)
+    x.sum().backward()
+    a, v = alpha.detach().numpy(), x.detach().numpy()
+    h = 1e-6 * a
+    dP = (special.gammainc(a + h, v) - special.gammainc(a - h, v)) / (2 * h)
+    want = -dP / stats.gamma(a).pdf(v)
+    np.testing.assert_allclose(alpha.grad.numpy(), want, rtol=1e-5)
+    conc = ember.full((20000,), 1.7, dtype=F64, requires_grad=True)
+    rate = ember.tensor(2.0, dtype=F64, requires_grad=True)
+    ember.manual_seed(9)
+    D.Gamma(conc, rate).rsample().mean().backward()
+    assert conc.grad.sum().item() == pytest.approx(1 / 2.0, rel=0.03)
+    assert rate.grad.item() == pytest.approx(-1.7 / 4.0, rel=0.03)  # d(alpha / rate) / d rate
+
+
+def test_samplers_validate_and_are_reproducible():
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        ember.poisson(ember.tensor([-1.0]))
+    with pytest.raises(RuntimeError, match="probabilities"):
+        ember.binomial(ember.tensor([3.0]), ember.tensor([1.5]))
+    rates = ember.tensor([0.0, 2.0, 50.0])
+    ember.manual_seed(1)
+    a = ember.poisson(rates)
+    ember.manual_seed(1)
+    assert ember.poisson(rates).tolist() == a.tolist() and a[0].item() == 0
+    threads = ember.get_num_threads()
+    try:
+        out = []
+        for n in (1, 2):
+            ember.set_num_threads(n)
+            ember.manual_seed(2)
+            out.append(ember._standard_gamma(ember.full((5000,), 0.8)).tolist())
+        assert out[0] == out[1]
+    finally:
+        ember.set_num_threads(threads)
+
+
+def test_dirichlet_and_beta_gradients_are_unbiased():
+    """E[x_0] = a_0 / sum(a): the mean of the draws' gradients is its derivative."""
+    a = ember.tensor([1.5, 0.7, 2.2], dtype=F64)
+    conc = a.expand(30000, 3).clone().requires_grad_()
+    ember.manual_seed(10)
+    D.Dirichlet(conc).rsample()[:, 0].mean().backward()
+    s = a.sum().item()
+    want = [(s - 1.5) / s**2, -1.5 / s**2, -1.5 / s**2]
+    np.testing.assert_allclose(conc.grad.sum(0).numpy(), want, rtol=0.05, atol=0.005)
+    c1 = ember.full((30000,), 2.0, dtype=F64, requires_grad=True)
+    c0 = ember.full((30000,), 3.0, dtype=F64, requires_grad=True)
+    ember.manual_seed(11)
+    D.Beta(c1, c0).rsample().mean().backward()
+    assert c1.grad.sum().item() == pytest.approx(3.0 / 25.0, rel=0.05)
+    assert c0.grad.sum().item() == pytest.approx(-2.0 / 25.0, rel=0.05)

@@ -2,6 +2,7 @@
 forms, in-place shape ops, forward-mode AD, nn.grad, SyncBatchNorm, futures, the symbolic-shape
 helpers, torch_function helpers and other modules, against NumPy or the ops they stand for."""
 
+import math
 import warnings
 
 import numpy as np
@@ -228,3 +229,9 @@ def test_tensor_new_takes_a_size_as_sizes():
     y = x.new(ember.Size([3, 2]))
     assert y.shape == (3, 2) and y.dtype == ember.float64
     assert x.new([3.0, 2.0]).tolist() == [3.0, 2.0]  # a list is data
+
+
+def test_constants():
+    assert ember.pi == math.pi and ember.e == math.e and ember.inf == math.inf
+    assert math.isnan(ember.nan) and ember.newaxis is None
+    assert ember.ones(2, 3)[ember.newaxis].shape == (1, 2, 3)

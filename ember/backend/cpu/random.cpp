@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -300,12 +301,228 @@ void multinomial_kernel(const Tensor& out, const Tensor& w, bool replacement, Ge
   });
 }
 
+// --- Gamma, Poisson and binomial samplers
+// --------------------------------------------------------- Rejection methods, as PyTorch's CPU
+// samplers (ATen's Distributions.h): Marsaglia and Tsang's for the gamma (alpha < 1 boosted by
+// U^(1/alpha)), Hoermann's transformed rejection (PTRS) for a Poisson rate of 10 or more and
+// multiplication of uniforms below, Hoermann's BTRS for a binomial with count * min(p, 1 - p) >= 10
+// and geometric inversion below. Written once over a source of uniform and normal doubles:
+// PyTorch's stream (serial, its generator's draws in order) or Philox, where element i has its own
+// sub-stream (counter base + i, the attempt in the counter's high word), so the draws do not depend
+// on the thread count.
+
+// Element i's numbers in the Philox stream: two uniform doubles per block.
+class PhiloxSource {
+ public:
+  PhiloxSource(uint64_t key, uint64_t counter) : key_(key), counter_(counter) {}
+  double uniform() {
+    if (have_ == 0) {
+      const auto w = philox(key_, counter_, block_++);
+      words_[0] = cpu::uniform<double>(w[0], w[1]);
+      words_[1] = cpu::uniform<double>(w[2], w[3]);
+      have_ = 2;
+    }
+    return words_[2 - have_--];
+  }
+  double normal() {
+    if (next_normal_) {
+      const double z = *next_normal_;
+      next_normal_.reset();
+      return z;
+    }
+    const double u1 = uniform(), u2 = uniform();
+    const double r = std::sqrt(-2.0 * std::log1p(-u2));
+    const double theta = 2.0 * std::numbers::pi * u1;
+    next_normal_ = r * std::sin(theta);
+    return r * std::cos(theta);
+  }
+
+ private:
+  uint64_t key_, counter_, block_ = 0;
+  double words_[2] = {0, 0};
+  int have_ = 0;
+  std::optional<double> next_normal_;
+};
+
+// PyTorch's stream: its generator's double uniforms and its cached-pair normals.
+class Mt19937Source {
+ public:
+  explicit Mt19937Source(Mt19937Stream& s) : s_(s) {}
+  double uniform() { return mt_uniform<double>(s_, 0.0, 1.0); }
+  double normal() { return mt_normal(s_, 0.0, 1.0); }
+
+ private:
+  Mt19937Stream& s_;
+};
+
+// The float constants are PyTorch's float literals (1.0f / 3.0f, 0.0331f), so the mt19937
+// stream reproduces its values.
+template <class Source>
+double sample_gamma(double alpha, Source& src) {
+  double scale = 1.0;
+  if (alpha < 1.0) {
+    if (alpha == 0.0) return 0.0;
+    scale *= std::pow(1 - src.uniform(), 1.0f / alpha);
+    alpha += 1.0;
+  }
+  const double d = alpha - double(1.0f / 3.0f);
+  const double c = 1.0f / std::sqrt(9.0f * d);
+  for (;;) {
+    double x, y;
+    do {
+      x = src.normal();
+      y = 1.0f + c * x;
+    } while (y <= 0);
+    const double v = y * y * y;
+    const double u = 1 - src.uniform();
+    const double xx = x * x;
+    if (u < 1.0f - double(0.0331f) * xx * xx) return scale * d * v;
+    if (std::log(u) < 0.5f * xx + d * (1.0f - v + std::log(v))) return scale * d * v;
+  }
+}
+
+template <class Source>
+double sample_poisson(double lambda, Source& src) {
+  if (lambda >= 10) {
+    const double slam = std::sqrt(lambda), loglam = std::log(lambda);
+    const double b = 0.931 + 2.53 * slam;
+    const double a = -0.059 + 0.02483 * b;
+    const double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+    const double vr = 0.9277 - 3.6224 / (b - 2);
+    for (;;) {
+      const double U = src.uniform() - 0.5;
+      const double V = src.uniform();
+      const double us = 0.5 - std::fabs(U);
+      const int64_t k = int64_t(std::floor((2 * a / us + b) * U + lambda + 0.43));
+      if (us >= 0.07 && V <= vr) return double(k);
+      if (k < 0 || (us < 0.013 && V > us)) continue;
+      if (std::log(V) + std::log(invalpha) - std::log(a / (us * us) + b) <=
+          -lambda + double(k) * loglam - std::lgamma(double(k) + 1))
+        return double(k);
+    }
+  }
+  if (lambda == 0) return 0;
+  const double enlam = std::exp(-lambda);
+  double prod = 1.0;
+  int64_t x = 0;
+  for (;;) {
+    prod *= src.uniform();
+    if (prod > enlam)
+      x += 1;
+    else
+      return double(x);
+  }
+}
+
+// log(k!) - (the first Stirling terms), exact for k <= 9 and by its series beyond.
+double stirling_tail(double k) {
+  static constexpr double kTable[10] = {
+      0.08106146679532726,  0.04134069595540929, 0.02767792568499834, 0.02079067210376509,
+      0.01664469118982119,  0.01387612882307075, 0.01189670994589177, 0.01041126526197209,
+      0.009255462182712733, 0.008330563433362871};
+  if (k <= 9) return kTable[int(k)];
+  const double kp1sq = (k + 1) * (k + 1);
+  return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
+}
+
+template <class Source>
+double binomial_btrs(double count, double prob, Source& src) {
+  const double stddev = std::sqrt(count * prob * (1 - prob));
+  const double b = 1.15 + 2.53 * stddev;
+  const double a = -0.0873 + 0.0248 * b + 0.01 * prob;
+  const double c = count * prob + 0.5;
+  const double v_r = 0.92 - 4.2 / b;
+  const double r = prob / (1 - prob);
+  const double alpha = (2.83 + 5.1 / b) * stddev;
+  const double m = std::floor((count + 1) * prob);
+  for (;;) {
+    const double U = src.uniform() - 0.5;
+    double V = src.uniform();
+    const double us = 0.5 - std::fabs(U);
+    const double k = std::floor((2 * a / us + b) * U + c);
+    if (k < 0 || k > count) continue;
+    if (us >= 0.07 && V <= v_r) return k;
+    V = std::log(V * alpha / (a / (us * us) + b));
+    const double upperbound = (m + 0.5) * std::log((m + 1) / (r * (count - m + 1))) +
+                              (count + 1) * std::log((count - m + 1) / (count - k + 1)) +
+                              (k + 0.5) * std::log(r * (count - k + 1) / (k + 1)) +
+                              stirling_tail(m) + stirling_tail(count - m) - stirling_tail(k) -
+                              stirling_tail(count - k);
+    if (V <= upperbound) return k;
+  }
+}
+
+template <class Source>
+double binomial_inversion(double count, double prob, Source& src) {
+  double geom_sum = 0, num_geom = 0;
+  const double logprob = std::log1p(-prob);
+  for (;;) {
+    const double geom = std::ceil(std::log(src.uniform()) / logprob);
+    geom_sum += geom;
+    if (geom_sum > count) return num_geom;
+    num_geom += 1;
+  }
+}
+
+template <class Source>
+double sample_binomial(double count, double prob, Source& src) {
+  if (count <= 0.0 || prob <= 0.0) return 0;
+  if (prob >= 1.0) return count;
+  if (prob <= 0.5)
+    return count * prob >= 10.0 ? binomial_btrs(count, prob, src)
+                                : binomial_inversion(count, prob, src);
+  const double q = 1.0 - prob;
+  return count -
+         (count * q >= 10.0 ? binomial_btrs(count, q, src) : binomial_inversion(count, q, src));
+}
+
+template <class Source>
+double sample_one(ParamSampler which, double a, double b, Source& src) {
+  switch (which) {
+    case ParamSampler::Gamma:
+      return sample_gamma(a, src);
+    case ParamSampler::Poisson:
+      return sample_poisson(a, src);
+    default:
+      return sample_binomial(a, b, src);
+  }
+}
+
+void sample_kernel(
+    ParamSampler which, const Tensor& out, const Tensor& a, const Tensor& b, Generator& gen) {
+  EMBER_ASSERT(out.is_contiguous() && out.dtype() == kFloat64 && a.is_contiguous() &&
+                   (which != ParamSampler::Binomial || b.is_contiguous()),
+               "the parameter samplers take contiguous float64 tensors");
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  double* o = static_cast<double*>(out.data_ptr());
+  const double* pa = static_cast<const double*>(a.data_ptr());
+  const double* pb =
+      which == ParamSampler::Binomial ? static_cast<const double*>(b.data_ptr()) : nullptr;
+  if (random_stream() == RandomStream::Mt19937) {
+    gen.with_mt19937([&](Mt19937Stream& s) {
+      Mt19937Source src(s);
+      for (int64_t i = 0; i < n; ++i) o[i] = sample_one(which, pa[i], pb ? pb[i] : 0.0, src);
+    });
+    return;
+  }
+  const uint64_t key = gen.initial_seed();
+  const uint64_t base = gen.reserve(uint64_t(n));
+  parallel_for(0, n, 1024, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      PhiloxSource src(key, base + uint64_t(i));
+      o[i] = sample_one(which, pa[i], pb ? pb[i] : 0.0, src);
+    }
+  });
+}
+
 }  // namespace
 
 void register_random(KernelTable& t) {
   t.random.random = &random_kernel;
   t.random.randperm = &randperm_kernel;
   t.random.multinomial = &multinomial_kernel;
+  t.random.sample = &sample_kernel;
 }
 
 }  // namespace ember::cpu

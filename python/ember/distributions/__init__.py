@@ -6,17 +6,24 @@ distributions that need gamma, Poisson or binomial samplers)."""
 
 from ember.distributions import constraints, transforms
 from ember.distributions.bernoulli import Bernoulli
+from ember.distributions.beta import Beta
+from ember.distributions.binomial import Binomial
 from ember.distributions.categorical import Categorical
 from ember.distributions.cauchy import Cauchy
+from ember.distributions.chi2 import Chi2
 from ember.distributions.constraint_registry import biject_to, transform_to
+from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential
+from ember.distributions.fishersnedecor import FisherSnedecor
+from ember.distributions.gamma import Gamma
 from ember.distributions.geometric import Geometric
 from ember.distributions.gumbel import Gumbel
 from ember.distributions.half_cauchy import HalfCauchy
 from ember.distributions.half_normal import HalfNormal
 from ember.distributions.independent import Independent
+from ember.distributions.inverse_gamma import InverseGamma
 from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.kumaraswamy import Kumaraswamy
 from ember.distributions.laplace import Laplace
@@ -24,20 +31,33 @@ from ember.distributions.log_normal import LogNormal
 from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.distributions.multinomial import Multinomial
 from ember.distributions.multivariate_normal import MultivariateNormal
+from ember.distributions.negative_binomial import NegativeBinomial
 from ember.distributions.normal import Normal
 from ember.distributions.one_hot_categorical import (
     OneHotCategorical,
     OneHotCategoricalStraightThrough,
 )
 from ember.distributions.pareto import Pareto
+from ember.distributions.poisson import Poisson
 from ember.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from ember.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from ember.distributions.student_t import StudentT
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform
 from ember.distributions.weibull import Weibull
 
 __all__ = [
+    "StudentT",
+    "Poisson",
+    "NegativeBinomial",
+    "InverseGamma",
+    "Gamma",
+    "FisherSnedecor",
+    "Dirichlet",
+    "Chi2",
+    "Binomial",
+    "Beta",
     "Bernoulli",
     "Categorical",
     "Cauchy",

@@ -9,10 +9,14 @@ from functools import total_ordering
 
 import ember
 from ember.distributions.bernoulli import Bernoulli
+from ember.distributions.beta import Beta
+from ember.distributions.binomial import Binomial
 from ember.distributions.categorical import Categorical
 from ember.distributions.cauchy import Cauchy
+from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exponential import Exponential
+from ember.distributions.gamma import Gamma
 from ember.distributions.geometric import Geometric
 from ember.distributions.gumbel import Gumbel
 from ember.distributions.half_normal import HalfNormal
@@ -26,6 +30,7 @@ from ember.distributions.lowrank_multivariate_normal import (
 from ember.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from ember.distributions.normal import Normal
 from ember.distributions.one_hot_categorical import OneHotCategorical
+from ember.distributions.poisson import Poisson
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.uniform import Uniform
 from ember.distributions.utils import _sum_rightmost, euler_constant
@@ -317,3 +322,54 @@ def _kl_transformed_transformed(p, q):
     if p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * ember.log(p.rate / q.rate)
+    t2 = ember.lgamma(q.concentration) - ember.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * ember.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + (sum_params_p).lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + (sum_params_q).lgamma()
+    t3 = (p.concentration1 - q.concentration1) * ember.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * ember.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * ember.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    # From http://bariskurt.com/kullback-leibler-divergence-between-two-dirichlet-and-beta-distributions/
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (ember.log(p.rate) - ember.log(q.rate)) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    # from https://math.stackexchange.com/questions/2214993/
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    kl[inf_idxs] = _infinite_like(kl[inf_idxs])
+    return kl

@@ -7,6 +7,7 @@ import math
 from numbers import Number
 
 import ember
+from ember._sampling import _standard_gamma  # noqa: F401  (the distributions' sampler)
 
 __all__ = [
     "broadcast_all",
@@ -107,3 +108,10 @@ def vec_to_tril_matrix(vec, diag=0):
 def _standard_normal(shape, dtype, device):
     """N(0, 1) draws of shape: normal_ on a fresh tensor, as PyTorch draws them."""
     return ember.empty(shape, dtype=dtype, device=device).normal_()
+
+
+def _clamp_tiny(x):
+    """x kept above its dtype's smallest normal number in value, its gradient untouched (PyTorch
+    clamps a detached view in place; ember's division saves its output, which that would
+    invalidate)."""
+    return x + (x.clamp(min=ember.finfo(x.dtype).tiny) - x).detach()

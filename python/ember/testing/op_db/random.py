@@ -1,6 +1,7 @@
 """Op-table records of the random ops: the factories (rand, randn, randint, randperm and their
 *_like forms), the samplers with tensor parameters and the in-place samplers (bernoulli,
-multinomial, normal, normal_, uniform_, exponential_, random_, bernoulli_).
+multinomial, normal, normal_, uniform_, exponential_, random_, bernoulli_) and the samplers with
+per-element parameters (_standard_gamma, poisson, binomial).
 
 The records have a `check` instead of a reference: dtype, shape, the support of the
 distribution and the values forced by the parameters (p = 0 or 1, std = 0). Their moments are
@@ -485,6 +486,111 @@ FACTORIES = [
         unary_samples(),
         grad=False,
         check=_random_check(0, 4, True),
+    ),
+]
+
+
+# ---- gamma, Poisson, binomial -------------------------------------------------------------------
+
+
+def _positive_samples(low, high, zero=False):
+    """Parameters in [low, high) of several shapes (with zeros where the sampler allows them);
+    on both sides of the samplers' switches (Poisson rate 10, gamma alpha 1)."""
+
+    def make(dtype, rng):
+        out = []
+        for shape in ((500,), (3, 4), (0,), ()):
+            a = np.asarray(rng.uniform(low, high, size=shape))
+            if zero and a.size:
+                a.reshape(-1)[::7] = 0.0
+            out.append(Sample((a,), desc=str(shape)))
+        return out
+
+    return make
+
+
+def _counts_check(integer, positive=False, upper=None):
+    def check(out, sample, dtype):
+        a = sample.args[0]
+        _check_dtype_shape(out, dtype, np.shape(a))
+        v = to_numpy(out)
+        assert np.all(np.isfinite(v)) and np.all(v >= 0), v
+        if positive:
+            assert np.all(v > 0), v  # the smallest normal number at least, never 0
+        if integer:
+            assert np.all(v == np.round(v)), v
+            assert np.all(v[rounded(a, dtype) == 0] == 0)
+        if upper is not None:
+            assert np.all(v <= upper(sample, dtype)), v
+
+    return check
+
+
+def _binomial_samples(dtype, rng):
+    out = []
+    for shape in ((500,), (3, 4), ()):
+        count = np.asarray(np.floor(rng.uniform(0, 60, size=shape)))
+        out.append(Sample((count, _probabilities(shape, rng)), desc=str(shape)))
+    out.append(Sample((np.full((4,), 5.0), np.array(0.5)), desc="broadcast p"))
+    return out
+
+
+def _binomial_check(out, sample, dtype):
+    count, prob = np.broadcast_arrays(*[rounded(a, dtype) for a in sample.args])
+    _check_dtype_shape(out, dtype, count.shape)
+    v = to_numpy(out)
+    assert np.all(v == np.round(v)) and np.all(v >= 0) and np.all(v <= count), v
+    assert np.all(v[prob == 0] == 0) and np.all(v[prob == 1] == count[prob == 1])
+
+
+RANDOM += [
+    OpSpec(
+        "_standard_gamma",
+        ember._C._sample_gamma,
+        None,
+        FLOATING,
+        _positive_samples(0.05, 12.0),
+        grad=False,
+        check=_counts_check(False, positive=True),
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember._C._sample_gamma(ember.tensor([-1.0])), RuntimeError, ">= 0", "alpha<0"
+            )
+        ],
+    ),
+    OpSpec(
+        "poisson",
+        ember.poisson,
+        None,
+        FLOATING,
+        _positive_samples(0.0, 30.0, zero=True),
+        grad=False,
+        check=_counts_check(True),
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.poisson(ember.tensor([-1.0])), RuntimeError, "rate", "rate < 0"
+            ),
+            ErrorSample(
+                lambda: ember.poisson(ember.tensor([1, 2])), RuntimeError, "floating", "int64"
+            ),
+        ],
+    ),
+    OpSpec(
+        "binomial",
+        ember.binomial,
+        None,
+        FLOATING,
+        _binomial_samples,
+        grad=False,
+        check=_binomial_check,
+        errors=lambda: [
+            ErrorSample(
+                lambda: ember.binomial(ember.tensor([3.0]), ember.tensor([1.5])),
+                RuntimeError,
+                "[0, 1]",
+                "p > 1",
+            )
+        ],
     ),
 ]
 

@@ -472,3 +472,37 @@ def test_dirichlet_and_beta_gradients_are_unbiased():
     D.Beta(c1, c0).rsample().mean().backward()
     assert c1.grad.sum().item() == pytest.approx(3.0 / 25.0, rel=0.05)
     assert c0.grad.sum().item() == pytest.approx(-2.0 / 25.0, rel=0.05)
+
+
+def test_continuous_bernoulli_logistic_normal_and_mixture():
+    # ContinuousBernoulli: the density integrates to 1, mean and variance are its moments, near
+    # lambda = 1/2 too (the Taylor branch).
+    grid = np.linspace(0, 1, 200001)
+    for lam in (0.2, 0.4995, 0.9):
+        d = D.ContinuousBernoulli(t(lam))
+        pdf = np.exp(d.log_prob(t(grid)).numpy())
+        assert np.trapezoid(pdf, grid) == pytest.approx(1.0, abs=1e-6)
+        assert d.mean.item() == pytest.approx(np.trapezoid(grid * pdf, grid), abs=1e-6)
+        m = d.mean.item()
+        assert d.variance.item() == pytest.approx(
+            np.trapezoid((grid - m) ** 2 * pdf, grid), abs=1e-6
+        )
+        np.testing.assert_allclose(d.cdf(d.icdf(t([0.3, 0.8]))).numpy(), [0.3, 0.8], rtol=1e-9)
+    # LogisticNormal: draws on the simplex.
+    ember.manual_seed(0)
+    s = D.LogisticNormal(t([0.2, -0.5]), t([1.0, 0.5])).sample((100,))
+    assert s.shape == (100, 3) and np.allclose(s.sum(-1).numpy(), 1.0)
+    # MixtureSameFamily: log of the weighted sum of the components' densities.
+    mix = D.MixtureSameFamily(D.Categorical(t([0.3, 0.7])), D.Normal(t([-1.0, 2.0]), t([0.5, 1.0])))
+    x = np.array([-0.8, 0.4, 2.5])
+    want = np.log(0.3 * stats.norm(-1.0, 0.5).pdf(x) + 0.7 * stats.norm(2.0, 1.0).pdf(x))
+    np.testing.assert_allclose(mix.log_prob(t(x)).numpy(), want, rtol=1e-12)
+    assert mix.mean.item() == pytest.approx(0.3 * -1.0 + 0.7 * 2.0)
+    ember.manual_seed(1)
+    draws = mix.sample((40000,)).numpy()
+    assert (
+        stats.kstest(
+            draws, lambda v: 0.3 * stats.norm(-1.0, 0.5).cdf(v) + 0.7 * stats.norm(2.0, 1.0).cdf(v)
+        ).pvalue
+        > 1e-3
+    )

@@ -59,6 +59,12 @@ CASES = {
     "RelaxedOneHotCategorical": lambda L, f: L.distributions.RelaxedOneHotCategorical(
         L.tensor(0.7, dtype=L.float64), f(0.2, 0.3, 0.5)
     ),
+    "ContinuousBernoulli": lambda L, f: L.distributions.ContinuousBernoulli(f(0.2, 0.5, 0.9)),
+    "LogisticNormal": lambda L, f: L.distributions.LogisticNormal(f(0.2, -0.5), f(1.0, 0.5)),
+    "MixtureSameFamily": lambda L, f: L.distributions.MixtureSameFamily(
+        L.distributions.Categorical(f(0.3, 0.7)),
+        L.distributions.Normal(f(-1.0, 2.0), f(0.5, 1.0)),
+    ),
     "Gamma": lambda L, f: L.distributions.Gamma(f(0.4, 3.0), f(1.0, 2.0)),
     "Chi2": lambda L, f: L.distributions.Chi2(f(1.5, 4.0)),
     "Beta": lambda L, f: L.distributions.Beta(f(0.5, 2.0), f(1.5, 3.0)),
@@ -83,6 +89,8 @@ GAMMA_TOL = {"Gamma": 1e-3, "Chi2": 1e-3, "StudentT": 1e-3, "InverseGamma": 1e-3
 GAMMA_TOL["FisherSnedecor"] = 2e-2
 OWN_ESTIMATOR = {"Beta", "Dirichlet"}
 NO_ENTROPY = {
+    "LogisticNormal",
+    "MixtureSameFamily",
     "Binomial",  # inhomogeneous total_count: NotImplementedError on both sides
     "Kumaraswamy",
     "RelaxedBernoulli",

@@ -12,6 +12,7 @@ from ember.distributions.categorical import Categorical
 from ember.distributions.cauchy import Cauchy
 from ember.distributions.chi2 import Chi2
 from ember.distributions.constraint_registry import biject_to, transform_to
+from ember.distributions.continuous_bernoulli import ContinuousBernoulli
 from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
@@ -28,7 +29,9 @@ from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.kumaraswamy import Kumaraswamy
 from ember.distributions.laplace import Laplace
 from ember.distributions.log_normal import LogNormal
+from ember.distributions.logistic_normal import LogisticNormal
 from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from ember.distributions.mixture_same_family import MixtureSameFamily
 from ember.distributions.multinomial import Multinomial
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.negative_binomial import NegativeBinomial
@@ -48,6 +51,9 @@ from ember.distributions.uniform import Uniform
 from ember.distributions.weibull import Weibull
 
 __all__ = [
+    "MixtureSameFamily",
+    "LogisticNormal",
+    "ContinuousBernoulli",
     "StudentT",
     "Poisson",
     "NegativeBinomial",

@@ -55,9 +55,11 @@ CONTINUOUS = {
                        stats.f([3.0, 7.0], [5.0, 12.0]), [0.6, 1.4]),
     "InverseGamma": (lambda: D.InverseGamma(t([3.0, 4.5]), t([1.0, 2.0])),
                      stats.invgamma([3.0, 4.5], scale=[1.0, 2.0]), [0.4, 0.9]),
+    "VonMises": (lambda: D.VonMises(t([0.5, -2.0]), t([0.3, 4.0])),
+                 stats.vonmises([0.3, 4.0], loc=[0.5, -2.0]), [0.1, -1.5]),
 }  # fmt: skip
 NO_CDF = {"Gumbel", "Weibull", "Pareto", "Chi2", "Beta", "StudentT", "FisherSnedecor",
-          "InverseGamma"}  # fmt: skip
+          "InverseGamma", "VonMises"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", CONTINUOUS)
@@ -71,9 +73,14 @@ def test_continuous_match_scipy(name):
     q = t([0.3, 0.8])
     if name not in NO_CDF | {"Gamma"}:
         np.testing.assert_allclose(d.icdf(q).numpy(), ref.ppf([0.3, 0.8]), rtol=1e-9)
-    if name not in ("FisherSnedecor",):  # PyTorch has no FisherSnedecor entropy either
+    if name not in ("FisherSnedecor", "VonMises"):  # no entropy in PyTorch either
         np.testing.assert_allclose(d.entropy().numpy(), ref.entropy(), rtol=1e-9, atol=1e-12)
-    if name not in ("Cauchy", "HalfCauchy"):  # no moments
+    if name == "VonMises":  # PyTorch's variance is the circular one, 1 - I1(k) / I0(k)
+        from scipy import special
+
+        k = np.array([0.3, 4.0])
+        np.testing.assert_allclose(d.variance.numpy(), 1 - special.i1(k) / special.i0(k))
+    elif name not in ("Cauchy", "HalfCauchy"):  # no moments
         np.testing.assert_allclose(d.mean.numpy(), ref.mean(), rtol=1e-10)
         np.testing.assert_allclose(d.variance.numpy(), ref.var(), rtol=1e-10)
 
@@ -86,6 +93,9 @@ def test_samples_follow_the_distribution(name):
     ember.manual_seed(1234)
     s = make().sample((20000,)).numpy()
     assert s.shape == (20000, 2)
+    if name == "VonMises":  # draws in [-pi, pi); SciPy's support is [loc - pi, loc + pi)
+        loc = np.array([0.5, -2.0])
+        s = (s - loc + np.pi) % (2 * np.pi) - np.pi + loc
     for j in range(2):
         cdf = lambda v, j=j: ref.cdf(np.stack([v, v], -1))[..., j]  # noqa: E731
         assert stats.kstest(s[:, j], cdf).pvalue > 1e-3, (name, j)

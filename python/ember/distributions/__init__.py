@@ -48,9 +48,11 @@ from ember.distributions.student_t import StudentT
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform
+from ember.distributions.von_mises import VonMises
 from ember.distributions.weibull import Weibull
 
 __all__ = [
+    "VonMises",
     "MixtureSameFamily",
     "LogisticNormal",
     "ContinuousBernoulli",

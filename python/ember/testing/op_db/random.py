@@ -554,7 +554,10 @@ RANDOM += [
         check=_counts_check(False, positive=True),
         errors=lambda: [
             ErrorSample(
-                lambda: ember._C._sample_gamma(ember.tensor([-1.0])), RuntimeError, ">= 0", "alpha<0"
+                lambda: ember._C._sample_gamma(ember.tensor([-1.0])),
+                RuntimeError,
+                ">= 0",
+                "alpha<0",
             )
         ],
     ),

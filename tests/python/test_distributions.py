@@ -55,6 +55,9 @@ CONTINUOUS = {
                        stats.f([3.0, 7.0], [5.0, 12.0]), [0.6, 1.4]),
     "InverseGamma": (lambda: D.InverseGamma(t([3.0, 4.5]), t([1.0, 2.0])),
                      stats.invgamma([3.0, 4.5], scale=[1.0, 2.0]), [0.4, 0.9]),
+    "GeneralizedPareto": (
+        lambda: D.GeneralizedPareto(t([0.5, -1.0]), t([1.5, 0.7]), t([0.2, -0.3])),
+        stats.genpareto([0.2, -0.3], [0.5, -1.0], [1.5, 0.7]), [1.2, -0.5]),
     "VonMises": (lambda: D.VonMises(t([0.5, -2.0]), t([0.3, 4.0])),
                  stats.vonmises([0.3, 4.0], loc=[0.5, -2.0]), [0.1, -1.5]),
 }  # fmt: skip

@@ -19,6 +19,7 @@ from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential
 from ember.distributions.fishersnedecor import FisherSnedecor
 from ember.distributions.gamma import Gamma
+from ember.distributions.generalized_pareto import GeneralizedPareto
 from ember.distributions.geometric import Geometric
 from ember.distributions.gumbel import Gumbel
 from ember.distributions.half_cauchy import HalfCauchy
@@ -52,6 +53,7 @@ from ember.distributions.von_mises import VonMises
 from ember.distributions.weibull import Weibull
 
 __all__ = [
+    "GeneralizedPareto",
     "VonMises",
     "MixtureSameFamily",
     "LogisticNormal",

@@ -20,6 +20,34 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
+def _init_count_and_param(d, total_count, probs, logits):
+    """Binomial's and NegativeBinomial's parameters: total_count broadcast with probs or logits
+    (exactly one), in their dtype."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        d.total_count, d.probs = broadcast_all(total_count, probs)
+        d.total_count = d.total_count.type_as(d.probs)
+        d._param = d.probs
+    else:
+        d.total_count, d.logits = broadcast_all(total_count, logits)
+        d.total_count = d.total_count.type_as(d.logits)
+        d._param = d.logits
+
+
+def _expand_count_and_param(d, cls, batch_shape, _instance):
+    new = d._get_checked_instance(cls, _instance)
+    batch_shape = ember.Size(batch_shape)
+    new.total_count = d.total_count.expand(batch_shape)
+    if "probs" in d.__dict__:
+        new.probs = d.probs.expand(batch_shape)
+        new._param = new.probs
+    if "logits" in d.__dict__:
+        new.logits = d.logits.expand(batch_shape)
+        new._param = new.logits
+    return new
+
+
 class Binomial(Distribution):
     arg_constraints = {
         "total_count": constraints.nonnegative_integer,
@@ -29,29 +57,12 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        _init_count_and_param(self, total_count, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = ember.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
+        new = _expand_count_and_param(self, Binomial, batch_shape, _instance)
+        super(Binomial, new).__init__(new._param.size(), validate_args=False)
         new._validate_args = self._validate_args
         return new
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import ember
 from ember.distributions import constraints
+from ember.distributions.binomial import _expand_count_and_param, _init_count_and_param
 from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import Gamma
 from ember.distributions.utils import (
-    broadcast_all,
     lazy_property,
     logits_to_probs,
     probs_to_logits,
@@ -26,29 +26,12 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        _init_count_and_param(self, total_count, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = ember.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
+        new = _expand_count_and_param(self, NegativeBinomial, batch_shape, _instance)
+        super(NegativeBinomial, new).__init__(new._param.size(), validate_args=False)
         new._validate_args = self._validate_args
         return new
 

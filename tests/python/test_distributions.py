@@ -519,3 +519,42 @@ def test_continuous_bernoulli_logistic_normal_and_mixture():
         ).pvalue
         > 1e-3
     )
+
+
+def test_wishart_and_lkj_cholesky():
+    cov = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.5]])
+    w = D.Wishart(t(4.5), t(cov))
+    ref = stats.wishart(df=4.5, scale=cov)
+    ember.manual_seed(0)
+    x = w.sample((3,)).numpy()
+    np.testing.assert_allclose(w.log_prob(t(x)).numpy(), [ref.logpdf(xi) for xi in x], rtol=1e-10)
+    np.testing.assert_allclose(w.entropy().item(), ref.entropy(), rtol=1e-10)
+    np.testing.assert_allclose(w.mean.numpy(), ref.mean(), rtol=1e-12)
+    np.testing.assert_allclose(w.variance.numpy(), ref.var(), rtol=1e-12)
+    ember.manual_seed(1)
+    draws = D.Wishart(t(6.0), scale_tril=t(np.linalg.cholesky(cov))).sample((20000,)).numpy()
+    np.testing.assert_allclose(draws.mean(0), 6.0 * cov, rtol=0.05, atol=0.05)
+    # LKJCholesky(3, eta): each off-diagonal correlation is 2 Beta(eta + 1/2, eta + 1/2) - 1.
+    lkj = D.LKJCholesky(3, t(2.0))
+    ember.manual_seed(2)
+    L = lkj.sample((20000,))
+    assert constraints.corr_cholesky.check(L).all()
+    r = (L @ L.mT)[:, 1, 0].numpy()
+    assert stats.kstest((r + 1) / 2, stats.beta(2.5, 2.5).cdf).pvalue > 1e-3
+    # The density integrates to 1 over the correlations of dim 2: r ~ 2 Beta(eta, eta) - 1.
+    two = D.LKJCholesky(2, t(1.7))
+    rs = np.linspace(-0.99, 0.99, 5)
+    Ls = np.zeros((5, 2, 2))
+    Ls[:, 0, 0], Ls[:, 1, 0], Ls[:, 1, 1] = 1.0, rs, np.sqrt(1 - rs**2)
+    # p(L) relates to p(r) by the Jacobian dr/dL_10 = 1: log p(r) = log_prob(L).
+    np.testing.assert_allclose(
+        two.log_prob(t(Ls)).numpy(),
+        stats.beta(1.7, 1.7).logpdf((rs + 1) / 2) - np.log(2),
+        rtol=1e-9,
+    )
+    tr = transforms.CorrCholeskyTransform()
+    v = t(np.random.default_rng(0).standard_normal((4, 6)))
+    y = tr(v)
+    assert y.shape == (4, 4, 4) and constraints.corr_cholesky.check(y).all()
+    np.testing.assert_allclose(tr.inv(y).numpy(), v.numpy(), rtol=1e-10)
+    assert isinstance(D.biject_to(constraints.corr_cholesky), transforms.CorrCholeskyTransform)

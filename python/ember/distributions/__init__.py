@@ -29,6 +29,7 @@ from ember.distributions.inverse_gamma import InverseGamma
 from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.kumaraswamy import Kumaraswamy
 from ember.distributions.laplace import Laplace
+from ember.distributions.lkj_cholesky import LKJCholesky
 from ember.distributions.log_normal import LogNormal
 from ember.distributions.logistic_normal import LogisticNormal
 from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -51,8 +52,11 @@ from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform
 from ember.distributions.von_mises import VonMises
 from ember.distributions.weibull import Weibull
+from ember.distributions.wishart import Wishart
 
 __all__ = [
+    "LKJCholesky",
+    "Wishart",
     "GeneralizedPareto",
     "VonMises",
     "MixtureSameFamily",

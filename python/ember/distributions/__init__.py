@@ -46,7 +46,7 @@ from ember.distributions.pareto import Pareto
 from ember.distributions.poisson import Poisson
 from ember.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from ember.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
-from ember.distributions.student_t import StudentT
+from ember.distributions.studentT import StudentT
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform

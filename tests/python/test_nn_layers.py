@@ -1272,3 +1272,26 @@ def test_one_hot_matches_numpy_and_pytorchs_errors():
         F.one_hot(ember.tensor([0, 3]), 3)
     with pytest.raises(RuntimeError, match="Can not infer total number of classes"):
         F.one_hot(ember.zeros(0, dtype=ember.int64))
+
+
+def test_gumbel_softmax():
+    """Soft samples on the simplex; hard ones one-hot with the soft sample's gradient; the argmax
+    follows softmax(logits) (the Gumbel-max trick)."""
+    F = ember.nn.functional
+    logits = ember.tensor([[0.5, -1.0, 2.0, 0.0]], dtype=ember.float64).requires_grad_()
+    ember.manual_seed(0)
+    y = F.gumbel_softmax(logits, tau=0.5)
+    assert y.shape == (1, 4) and abs(y.sum().item() - 1) < 1e-12 and (y > 0).all()
+    ember.manual_seed(0)
+    h = F.gumbel_softmax(logits, tau=0.5, hard=True)
+    assert sorted(h.detach().numpy().ravel().tolist()) == [0.0, 0.0, 0.0, 1.0]
+    assert h.argmax().item() == y.argmax().item()
+    w = ember.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=ember.float64)
+    (gh,) = ember.autograd.grad((h * w).sum(), logits)
+    (gy,) = ember.autograd.grad((y * w).sum(), logits)
+    np.testing.assert_allclose(gh.numpy(), gy.numpy(), rtol=1e-12)  # straight through
+    ember.manual_seed(1)
+    many = F.gumbel_softmax(logits.detach().expand(40000, 4), tau=1.0, hard=True)
+    freq = many.sum(0).numpy() / 40000
+    p = np.exp([0.5, -1.0, 2.0, 0.0])
+    np.testing.assert_allclose(freq, p / p.sum(), atol=0.01)

@@ -65,6 +65,10 @@ SAMPLES = {
         L.multinomial(L.tensor([0.2, 0.8]), 6, replacement=True),
     ],
     "generator": lambda L: L.randn(20, generator=L.Generator().manual_seed(5)),
+    "gumbel_softmax": lambda L: [
+        L.nn.functional.gumbel_softmax(L.arange(12.0).reshape(3, 4) / 5, tau=0.5),
+        L.nn.functional.gumbel_softmax(L.arange(12.0).reshape(3, 4) / 5, hard=True, dim=0),
+    ],
 }
 
 

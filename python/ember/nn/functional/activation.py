@@ -1,4 +1,4 @@
-"""ember.nn.functional: the activations, softmax, log_softmax and softmin.
+"""ember.nn.functional: the activations, softmax, log_softmax, softmin and gumbel_softmax.
 
 Most are thin wrappers: the arithmetic, the gradient and the checks are in the C++ op
 (ember/ops/elementwise*.h); here are only PyTorch's signatures, including the `inplace` flags.
@@ -18,6 +18,7 @@ __all__: list[str] = [
     "elu_",
     "gelu",
     "glu",
+    "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
@@ -243,3 +244,16 @@ def hardshrink(input, lambd: float = 0.5):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-x) along dim (PyTorch's implicit dim when None)."""
     return softmax(-input, dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) along dim for Gumbel(0, 1) noise g (drawn as -log of an
+    exponential, as PyTorch's); with hard, the one-hot of its argmax in the forward pass and the
+    soft sample's gradient (straight through). eps is unused, as in PyTorch."""
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

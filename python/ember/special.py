@@ -2,8 +2,8 @@
 polygamma, multigammaln, gammainc / gammaincc), the Bessel functions i0 / i0e / i1 / i1e, zeta,
 and nextafter's neighbours are C++ kernels (core/math.h, docs/design/special.md); the rest are the
 elementwise ops and composites they name (ndtr, log_ndtr, erfcx, entr, xlog1py, the orthogonal
-polynomials, ...). Not yet: the Bessel functions of the first and second kind (bessel_j0/j1/y0/y1),
-modified_bessel_k0/k1 and their scaled forms, airy_ai."""
+polynomials, the Bessel functions of the first and second kind (bessel_j0/j1/y0/y1),
+modified_bessel_k0/k1 and their scaled forms, airy_ai, ...)."""
 
 import ember as _ember
 from ember import _C

@@ -1075,6 +1075,17 @@ SPECIAL_COMPOSITES = [
     _special_unary("log_ndtr", sp.log_ndtr, -12.0, 3.0),
     _special_unary("erfcx", sp.erfcx, -2.0, 40.0),
     _special_unary("spherical_bessel_j0", lambda x: sp.spherical_jn(0, x)),
+    # Ranges crossing each method's switch (J, Y at 2 and 17, K at 2 and 20, Ai at -2 and 1.6);
+    # Y and K from 0.1 (NaN below 0, where there is no gradient to check).
+    _special_unary("bessel_j0", sp.j0, -25.0, 25.0),
+    _special_unary("bessel_j1", sp.j1, -25.0, 25.0),
+    _special_unary("bessel_y0", sp.y0, 0.1, 25.0),
+    _special_unary("bessel_y1", sp.y1, 0.1, 25.0),
+    _special_unary("modified_bessel_k0", sp.k0, 0.1, 30.0),
+    _special_unary("modified_bessel_k1", sp.k1, 0.1, 30.0),
+    _special_unary("scaled_modified_bessel_k0", sp.k0e, 0.1, 30.0),
+    _special_unary("scaled_modified_bessel_k1", sp.k1e, 0.1, 30.0),
+    _special_unary("airy_ai", lambda x: sp.airy(x)[0], -12.0, 6.0),
     OpSpec(
         "special.xlog1py",
         ember.special.xlog1py,

@@ -96,18 +96,24 @@ opmath_t<T> mt_uniform(Mt19937Stream& s, opmath_t<T> from, opmath_t<T> to) {
   return x * (to - from) + from;
 }
 
-// normal_distribution<double>: Box-Muller on two double uniforms, keeping the second normal.
-double mt_normal(Mt19937Stream& s, double mean, double std) {
-  if (s.next_normal) {
-    const double z = *s.next_normal;
-    s.next_normal.reset();
-    return z * std + mean;
+// normal_distribution<double>: Box-Muller on two double uniforms from `uniform`, the second
+// normal kept in `next` for the following draw. Both parameter-sampler sources use it.
+template <class Uniform>
+double box_muller(std::optional<double>& next, Uniform&& uniform) {
+  if (next) {
+    const double z = *next;
+    next.reset();
+    return z;
   }
-  const double u1 = mt_uniform<double>(s, 0.0, 1.0), u2 = mt_uniform<double>(s, 0.0, 1.0);
+  const double u1 = uniform(), u2 = uniform();
   const double r = std::sqrt(-2.0 * std::log1p(-u2));
   const double theta = 2.0 * std::numbers::pi * u1;
-  s.next_normal = r * std::sin(theta);
-  return r * std::cos(theta) * std + mean;
+  next = r * std::sin(theta);
+  return r * std::cos(theta);
+}
+
+double mt_normal(Mt19937Stream& s, double mean, double std) {
+  return box_muller(s.next_normal, [&] { return mt_uniform<double>(s, 0.0, 1.0); }) * std + mean;
 }
 
 // normal_fill's block of 16 uniforms in place: pairs (j, j + 8) become two normals.
@@ -325,16 +331,7 @@ class PhiloxSource {
     return words_[2 - have_--];
   }
   double normal() {
-    if (next_normal_) {
-      const double z = *next_normal_;
-      next_normal_.reset();
-      return z;
-    }
-    const double u1 = uniform(), u2 = uniform();
-    const double r = std::sqrt(-2.0 * std::log1p(-u2));
-    const double theta = 2.0 * std::numbers::pi * u1;
-    next_normal_ = r * std::sin(theta);
-    return r * std::cos(theta);
+    return box_muller(next_normal_, [&] { return uniform(); });
   }
 
  private:

@@ -176,6 +176,19 @@ class Distribution:
                 f"but found invalid values:\n{value}"
             )
 
+    def _expand_params(self, cls, batch_shape, _instance, *names):
+        """expand for a distribution whose parameters `names` all have its batch shape: each one
+        it stores expanded (no copy; a lazily derived one is derived again), validation as
+        self's."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = ember.Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

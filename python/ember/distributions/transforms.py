@@ -10,7 +10,12 @@ import weakref
 
 import ember
 from ember.distributions import constraints
-from ember.distributions.utils import _sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
+from ember.distributions.utils import (
+    _sum_rightmost,
+    broadcast_all,
+    tril_matrix_to_vec,
+    vec_to_tril_matrix,
+)
 
 __all__ = [
     "AbsTransform",
@@ -441,7 +446,7 @@ class PowerTransform(Transform):
 
     def __init__(self, exponent, cache_size=0):
         super().__init__(cache_size=cache_size)
-        (self.exponent,) = _broadcast_all_tensor(exponent)
+        (self.exponent,) = broadcast_all(exponent)
 
     def with_cache(self, cache_size=1):
         if self._cache_size == cache_size:
@@ -474,12 +479,6 @@ class PowerTransform(Transform):
 
     def inverse_shape(self, shape):
         return tuple(ember.broadcast_shapes(shape, tuple(self.exponent.shape)))
-
-
-def _broadcast_all_tensor(*values):
-    from ember.distributions.utils import broadcast_all
-
-    return broadcast_all(*values)
 
 
 def _clipped_sigmoid(x):

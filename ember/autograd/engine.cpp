@@ -173,7 +173,7 @@ class GraphTask {
   static void check_nan(const Node& node, const TensorList& outputs) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Tensor& g = outputs[i];
-      if (!g.defined() || !g.is_floating_point()) continue;
+      if (!g.defined() || !is_differentiable(g.dtype())) continue;
       NoGradGuard no_grad;
       if (!any(isnan(g)).item<bool>()) continue;
       std::string where;
@@ -221,7 +221,8 @@ class GraphTask {
     for (size_t i = 0; i < grads.size(); ++i) {
       if (grads[i].defined()) continue;
       const TensorMeta& m = node->input_meta(i);
-      if (is_floating(m.dtype)) grads[i] = zeros(m.shape, TensorOptions(m.dtype).device(m.device));
+      if (is_differentiable(m.dtype))
+        grads[i] = zeros(m.shape, TensorOptions(m.dtype).device(m.device));
     }
   }
 
@@ -264,6 +265,9 @@ TensorList root_grads(const TensorList& tensors, const TensorList& grads, const 
                   "] grad can be implicitly created only for scalar "
                   "outputs, but output ",
                   i, " has shape ", t.sizes(), "; pass a gradient");
+      EMBER_CHECK(!is_complex(t.dtype()), "[", op,
+                  "] grad can be implicitly created only for real scalar outputs, but output ", i,
+                  " has dtype ", t.dtype(), "; pass a gradient");
       out.push_back(ones_like(t));
     } else {
       EMBER_CHECK(grads[i].sizes() == t.sizes(), "[", op, "] mismatch in shape: grad_output[", i,

@@ -134,7 +134,7 @@ struct Function {
       for (Tensor& o : outs) {
         bool nd = false;
         for (TensorImpl* impl : ctx.non_differentiable_) nd |= impl == o.impl();
-        if (!nd && is_floating(o.dtype())) diff.push_back(&o);
+        if (!nd && is_differentiable(o.dtype())) diff.push_back(&o);
       }
       set_history(node, inputs, diff);
     }

@@ -218,8 +218,8 @@ void set_history_impl(const std::shared_ptr<Node>& node,
   for (const Tensor* in : inputs) edges.push_back(gradient_edge(*in));
   for (const Tensor* out : outputs) {
     const uint32_t nr = node->add_input_metadata(*out);
-    // Non-floating outputs (indices, masks) take no part in the graph.
-    if (is_floating(out->dtype())) attach_output(node, *out, nr);
+    // Non-differentiable outputs (indices, masks) take no part in the graph.
+    if (is_differentiable(out->dtype())) attach_output(node, *out, nr);
   }
 }
 }  // namespace

@@ -24,8 +24,8 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
     return *this;
   }
   if (requires_grad) {
-    EMBER_CHECK(is_floating(dtype()),
-                "[requires_grad_] only tensors of floating point dtype can "
+    EMBER_CHECK(is_differentiable(dtype()),
+                "[requires_grad_] only Tensors of floating point and complex dtype can "
                 "require gradients, got ",
                 dtype());
     ensure_autograd_meta(*this).requires_grad = true;

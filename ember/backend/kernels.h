@@ -13,6 +13,7 @@
 // slot there rebuilds only that topic.
 #pragma once
 
+#include "ember/backend/kernels_complex.h"
 #include "ember/backend/kernels_creation.h"
 #include "ember/backend/kernels_elementwise.h"
 #include "ember/backend/kernels_indexing.h"
@@ -49,6 +50,7 @@ struct KernelTable {
   IndexingKernels indexing;
   SortKernels sort;
   ScanKernels scan;
+  ComplexKernels complex;
   const ConvKernels* nn_conv = nullptr;
   const PoolKernels* nn_pool = nullptr;
   const ResampleKernels* nn_resample = nullptr;

@@ -30,6 +30,12 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == kBool) return b;
   if (b == kBool) return a;
+  // Complex wins over everything, at the precision of the wider of the two: complex64 with
+  // float64 is complex128, as in PyTorch.
+  if (is_complex(a) || is_complex(b)) {
+    const bool wide = a == kComplex128 || b == kComplex128 || a == kFloat64 || b == kFloat64;
+    return wide ? kComplex128 : kComplex64;
+  }
   if (is_floating(a) && is_floating(b)) {
     // float16 and bfloat16 each lack range or precision the other has.
     if ((a == kFloat16 && b == kBFloat16) || (a == kBFloat16 && b == kFloat16)) return kFloat32;

@@ -5,7 +5,9 @@
 // Columns:
 //   name      the op's name in C++ and Python
 //   Functor   the scalar function in core/math.h
-//   dtypes    dtypes the kernel computes in
+//   dtypes    dtypes the kernel computes in; for the complex ones, the gradient expression is
+//             f'(z) with real coefficients, and the saved tensors go in conjugated, so that the
+//             input's gradient is g * conj(f'(z)) (PyTorch's convention, docs/design/complex.md)
 //   to_float  true: integer and bool inputs are promoted to the default float dtype first
 //   saves     which of x / a / b / out the gradient reads (nothing else is kept alive)
 //   gradient  an expression in g (the incoming gradient) and x, a, b, out
@@ -16,58 +18,58 @@
 #include "ember/core/dtype.h"
 
 // X(name, Functor, dtypes, to_float, saves, gradient wrt x)
-#define EMBER_UNARY_OPS(X)                                                                   \
-  X(neg, Neg, kNumericTypes, false, kSaveNone, neg(g))                                       \
-  X(abs, Abs, kNumericTypes, false, kSaveX, g* sign(x))                                      \
-  X(sign, Sign, kAllTypes, false, kSaveNone, zeros_like(g))                                  \
-  X(square, Square, kNumericTypes, false, kSaveX, g* x * 2)                                  \
-  X(floor, Floor, kNumericTypes, false, kSaveNone, zeros_like(g))                            \
-  X(ceil, Ceil, kNumericTypes, false, kSaveNone, zeros_like(g))                              \
-  X(trunc, Trunc, kNumericTypes, false, kSaveNone, zeros_like(g))                            \
-  X(frac, Frac, kFloatingTypes, false, kSaveNone, g)                                         \
-  X(bitwise_not, BitwiseNot, kIntegralTypes | kBool, false, kSaveNone, g)                    \
-  X(exp, Exp, kFloatingTypes, true, kSaveOut, g* out)                                        \
-  X(exp2, Exp2, kFloatingTypes, true, kSaveOut, g* out* detail::kLn2)                        \
-  X(expm1, Expm1, kFloatingTypes, true, kSaveOut, g*(out + 1))                               \
-  X(log, Log, kFloatingTypes, true, kSaveX, g / x)                                           \
-  X(log2, Log2, kFloatingTypes, true, kSaveX, g / (x * detail::kLn2))                        \
-  X(log10, Log10, kFloatingTypes, true, kSaveX, g / (x * detail::kLn10))                     \
-  X(log1p, Log1p, kFloatingTypes, true, kSaveX, g / (x + 1))                                 \
-  X(sqrt, Sqrt, kFloatingTypes, true, kSaveOut, g / (2 * out))                               \
-  X(rsqrt, Rsqrt, kFloatingTypes, true, kSaveOut, g* out* out* out * -0.5)                   \
-  X(reciprocal, Reciprocal, kFloatingTypes, true, kSaveOut, neg(g) * out * out)              \
-  X(sin, Sin, kFloatingTypes, true, kSaveX, g* cos(x))                                       \
-  X(cos, Cos, kFloatingTypes, true, kSaveX, neg(g) * sin(x))                                 \
-  X(tan, Tan, kFloatingTypes, true, kSaveOut, g*(out * out + 1))                             \
-  X(asin, Asin, kFloatingTypes, true, kSaveX, g* rsqrt(1 - x * x))                           \
-  X(acos, Acos, kFloatingTypes, true, kSaveX, neg(g) * rsqrt(1 - x * x))                     \
-  X(atan, Atan, kFloatingTypes, true, kSaveX, g / (x * x + 1))                               \
-  X(sinh, Sinh, kFloatingTypes, true, kSaveX, g* cosh(x))                                    \
-  X(cosh, Cosh, kFloatingTypes, true, kSaveX, g* sinh(x))                                    \
-  X(tanh, Tanh, kFloatingTypes, true, kSaveOut, g*(1 - out * out))                           \
-  X(asinh, Asinh, kFloatingTypes, true, kSaveX, g* rsqrt(x* x + 1))                          \
-  X(acosh, Acosh, kFloatingTypes, true, kSaveX, g* rsqrt(x* x - 1))                          \
-  X(atanh, Atanh, kFloatingTypes, true, kSaveX, g / (1 - x * x))                             \
-  X(erf, Erf, kFloatingTypes, true, kSaveX, g* exp(neg(x* x)) * detail::kTwoOverSqrtPi)      \
-  X(erfc, Erfc, kFloatingTypes, true, kSaveX, g* exp(neg(x* x)) * -detail::kTwoOverSqrtPi)   \
-  X(erfinv, Erfinv, kFloatingTypes, true, kSaveOut, g* exp(out* out) * detail::kSqrtPiOver2) \
-  X(lgamma, Lgamma, kFloatingTypes, true, kSaveX, g* digamma(x))                             \
-  X(digamma, Digamma, kFloatingTypes, true, kSaveX, g* polygamma(x, 1))                      \
-  X(i0, I0, kFloatingTypes, true, kSaveX, g* special_i1(x))                                  \
-  X(special_i0e, I0e, kFloatingTypes, true, kSaveX | kSaveOut,                               \
-    g * (special_i1e(x) - sign(x) * out))                                                    \
-  X(special_i1, I1, kFloatingTypes, true, kSaveX | kSaveOut, detail::i1_grad(g, x, out))     \
-  X(special_i1e, I1e, kFloatingTypes, true, kSaveX | kSaveOut, detail::i1e_grad(g, x, out))  \
-  X(sigmoid, Sigmoid, kFloatingTypes, true, kSaveOut, g* out*(1 - out))                      \
-  X(softsign, Softsign, kFloatingTypes, true, kSaveX, g / square(abs(x) + 1))                \
-  X(relu, Relu, kNumericTypes, false, kSaveOut, detail::masked_grad(g, out, 0, {}, false))   \
-  X(relu6, Relu6, kNumericTypes, false, kSaveX, detail::masked_grad(g, x, 0, 6, false))      \
-  X(selu, Selu, kFloatingTypes, false, kSaveX | kSaveOut,                                    \
-    g * where(x > 0, Scalar(math::kSeluScale), out + math::kSeluScale * math::kSeluAlpha))   \
-  X(silu, Silu, kFloatingTypes, false, kSaveX, detail::silu_grad(g, x))                      \
-  X(mish, Mish, kFloatingTypes, false, kSaveX, detail::mish_grad(g, x))                      \
-  X(hardsigmoid, Hardsigmoid, kFloatingTypes, false, kSaveX,                                 \
-    detail::masked_grad(g, x, -3, 3, false) / 6)                                             \
+#define EMBER_UNARY_OPS(X)                                                                      \
+  X(neg, Neg, kNumericTypes | kComplexTypes, false, kSaveNone, neg(g))                          \
+  X(abs, Abs, kNumericTypes | kComplexTypes, false, kSaveX, g * sign(x))                        \
+  X(sign, Sign, kAllTypes, false, kSaveNone, zeros_like(g))                                     \
+  X(square, Square, kNumericTypes | kComplexTypes, false, kSaveX, g * x * 2)                    \
+  X(floor, Floor, kNumericTypes, false, kSaveNone, zeros_like(g))                               \
+  X(ceil, Ceil, kNumericTypes, false, kSaveNone, zeros_like(g))                                 \
+  X(trunc, Trunc, kNumericTypes, false, kSaveNone, zeros_like(g))                               \
+  X(frac, Frac, kFloatingTypes, false, kSaveNone, g)                                            \
+  X(bitwise_not, BitwiseNot, kIntegralTypes | kBool, false, kSaveNone, g)                       \
+  X(exp, Exp, kFloatingTypes | kComplexTypes, true, kSaveOut, g * out)                          \
+  X(exp2, Exp2, kFloatingTypes, true, kSaveOut, g* out* detail::kLn2)                           \
+  X(expm1, Expm1, kFloatingTypes, true, kSaveOut, g*(out + 1))                                  \
+  X(log, Log, kFloatingTypes | kComplexTypes, true, kSaveX, g / x)                              \
+  X(log2, Log2, kFloatingTypes, true, kSaveX, g / (x * detail::kLn2))                           \
+  X(log10, Log10, kFloatingTypes | kComplexTypes, true, kSaveX, g / (x * detail::kLn10))        \
+  X(log1p, Log1p, kFloatingTypes, true, kSaveX, g / (x + 1))                                    \
+  X(sqrt, Sqrt, kFloatingTypes | kComplexTypes, true, kSaveOut, g / (2 * out))                  \
+  X(rsqrt, Rsqrt, kFloatingTypes | kComplexTypes, true, kSaveOut, g * out * out * out * -0.5)   \
+  X(reciprocal, Reciprocal, kFloatingTypes | kComplexTypes, true, kSaveOut, neg(g) * out * out) \
+  X(sin, Sin, kFloatingTypes | kComplexTypes, true, kSaveX, g * cos(x))                         \
+  X(cos, Cos, kFloatingTypes | kComplexTypes, true, kSaveX, neg(g) * sin(x))                    \
+  X(tan, Tan, kFloatingTypes | kComplexTypes, true, kSaveOut, g * (out * out + 1))              \
+  X(asin, Asin, kFloatingTypes | kComplexTypes, true, kSaveX, g * rsqrt(1 - x * x))             \
+  X(acos, Acos, kFloatingTypes | kComplexTypes, true, kSaveX, neg(g) * rsqrt(1 - x * x))        \
+  X(atan, Atan, kFloatingTypes | kComplexTypes, true, kSaveX, g / (x * x + 1))                  \
+  X(sinh, Sinh, kFloatingTypes | kComplexTypes, true, kSaveX, g * cosh(x))                      \
+  X(cosh, Cosh, kFloatingTypes | kComplexTypes, true, kSaveX, g * sinh(x))                      \
+  X(tanh, Tanh, kFloatingTypes | kComplexTypes, true, kSaveOut, g * (1 - out * out))            \
+  X(asinh, Asinh, kFloatingTypes | kComplexTypes, true, kSaveX, g * rsqrt(x * x + 1))           \
+  X(acosh, Acosh, kFloatingTypes | kComplexTypes, true, kSaveX, g * rsqrt(x * x - 1))           \
+  X(atanh, Atanh, kFloatingTypes | kComplexTypes, true, kSaveX, g / (1 - x * x))                \
+  X(erf, Erf, kFloatingTypes, true, kSaveX, g* exp(neg(x* x)) * detail::kTwoOverSqrtPi)         \
+  X(erfc, Erfc, kFloatingTypes, true, kSaveX, g* exp(neg(x* x)) * -detail::kTwoOverSqrtPi)      \
+  X(erfinv, Erfinv, kFloatingTypes, true, kSaveOut, g* exp(out* out) * detail::kSqrtPiOver2)    \
+  X(lgamma, Lgamma, kFloatingTypes, true, kSaveX, g* digamma(x))                                \
+  X(digamma, Digamma, kFloatingTypes, true, kSaveX, g* polygamma(x, 1))                         \
+  X(i0, I0, kFloatingTypes, true, kSaveX, g* special_i1(x))                                     \
+  X(special_i0e, I0e, kFloatingTypes, true, kSaveX | kSaveOut,                                  \
+    g * (special_i1e(x) - sign(x) * out))                                                       \
+  X(special_i1, I1, kFloatingTypes, true, kSaveX | kSaveOut, detail::i1_grad(g, x, out))        \
+  X(special_i1e, I1e, kFloatingTypes, true, kSaveX | kSaveOut, detail::i1e_grad(g, x, out))     \
+  X(sigmoid, Sigmoid, kFloatingTypes | kComplexTypes, true, kSaveOut, g * out * (1 - out))      \
+  X(softsign, Softsign, kFloatingTypes, true, kSaveX, g / square(abs(x) + 1))                   \
+  X(relu, Relu, kNumericTypes, false, kSaveOut, detail::masked_grad(g, out, 0, {}, false))      \
+  X(relu6, Relu6, kNumericTypes, false, kSaveX, detail::masked_grad(g, x, 0, 6, false))         \
+  X(selu, Selu, kFloatingTypes, false, kSaveX | kSaveOut,                                       \
+    g * where(x > 0, Scalar(math::kSeluScale), out + math::kSeluScale * math::kSeluAlpha))      \
+  X(silu, Silu, kFloatingTypes, false, kSaveX, detail::silu_grad(g, x))                         \
+  X(mish, Mish, kFloatingTypes, false, kSaveX, detail::mish_grad(g, x))                         \
+  X(hardsigmoid, Hardsigmoid, kFloatingTypes, false, kSaveX,                                    \
+    detail::masked_grad(g, x, -3, 3, false) / 6)                                                \
   X(hardswish, Hardswish, kFloatingTypes, false, kSaveX, detail::hardswish_grad(g, x))
 
 // X(name, Functor template, dtypes, to_float, saves, gradient wrt x, form, (signature), params):
@@ -138,12 +140,12 @@
 
 // X(name, Functor, dtypes, to_float, saves, gradient wrt a, gradient wrt b)
 #define EMBER_BINARY_OPS(X)                                                                      \
-  X(add, Add, kAllTypes, false, kSaveNone, g, g)                                                 \
-  X(sub, Sub, kNumericTypes, false, kSaveNone, g, neg(g))                                        \
-  X(mul, Mul, kAllTypes, false, kSaveA | kSaveB, g * b, g * a)                                   \
-  X(div, Div, kFloatingTypes, true, kSaveB | kSaveOut, g / b, neg(g) * out / b)                  \
-  X(pow, Pow, kNumericTypes, false, kSaveA | kSaveB | kSaveOut, detail::pow_base_grad(g, a, b),  \
-    detail::pow_exponent_grad(g, a, b, out))                                                     \
+  X(add, Add, kAllTypesAndComplex, false, kSaveNone, g, g)                                       \
+  X(sub, Sub, kNumericTypes | kComplexTypes, false, kSaveNone, g, neg(g))                        \
+  X(mul, Mul, kAllTypesAndComplex, false, kSaveA | kSaveB, g * b, g * a)                         \
+  X(div, Div, kFloatingTypes | kComplexTypes, true, kSaveB | kSaveOut, g / b, neg(g) * out / b)  \
+  X(pow, Pow, kNumericTypes | kComplexTypes, false, kSaveA | kSaveB | kSaveOut,                  \
+    detail::pow_base_grad(g, a, b), detail::pow_exponent_grad(g, a, b, out))                     \
   X(floor_divide, FloorDivide, kNumericTypes, false, kSaveNone, zeros_like(g), zeros_like(g))    \
   X(remainder, Remainder, kNumericTypes, false, kSaveA | kSaveB, g, neg(g) * floor_divide(a, b)) \
   X(fmod, Fmod, kNumericTypes, false, kSaveA | kSaveB, g, neg(g) * trunc(a / b))                 \
@@ -208,6 +210,14 @@ enum class PredicateOp : uint8_t {
   EMBER_PREDICATE_OPS(EMBER_ENUM_ENTRY)
 #undef EMBER_ENUM_ENTRY
 };
+
+// The dtypes of a comparison or logical op: eq, ne and the logical ops also take complex
+// numbers; the orderings (lt, le, gt, ge) do not.
+constexpr DTypeSet compare_dtypes(CompareOp op) {
+  return op == CompareOp::lt || op == CompareOp::le || op == CompareOp::gt || op == CompareOp::ge
+             ? kAllTypes
+             : kAllTypesAndComplex;
+}
 
 #define EMBER_COUNT_ENTRY(...) +1
 inline constexpr int kNumUnaryOps = 0 EMBER_UNARY_OPS(EMBER_COUNT_ENTRY);

@@ -39,7 +39,9 @@ struct Neg {
 struct Abs {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>)
+    if constexpr (is_std_complex<T>)
+      return T(std::abs(x));  // abs() of a complex tensor is real: ops/complex.cpp's kernel
+    else if constexpr (std::is_unsigned_v<T>)
       return x;
     else
       return x < T(0) ? T(wrap_t<T>(0) - wrap_t<T>(x)) : x;
@@ -571,7 +573,12 @@ struct Div {
 struct Pow {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_std_complex<T>) {
+      // Small integer powers by multiplication, as PyTorch's: exact where std::pow rounds.
+      if (b == T(2)) return a * a;
+      if (b == T(3)) return a * a * a;
+      return std::pow(a, b);
+    } else if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {
       // Integer power by squaring. Negative exponents truncate toward zero as in PyTorch:
@@ -704,7 +711,9 @@ struct Logaddexp {
 };
 template <class T>
 EMBER_HOST_DEVICE bool is_nan(T x) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (is_std_complex<T>)
+    return x.real() != x.real() || x.imag() != x.imag();  // either part, as PyTorch's isnan
+  else if constexpr (std::is_floating_point_v<T>)
     return x != x;
   else
     return false;
@@ -832,7 +841,9 @@ struct IsNan {
 struct IsInf {
   template <class T>
   EMBER_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (is_std_complex<T>)
+      return std::isinf(x.real()) || std::isinf(x.imag());
+    else if constexpr (std::is_floating_point_v<T>)
       return std::isinf(x);
     else
       return false;
@@ -841,7 +852,9 @@ struct IsInf {
 struct IsFinite {
   template <class T>
   EMBER_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (is_std_complex<T>)
+      return std::isfinite(x.real()) && std::isfinite(x.imag());
+    else if constexpr (std::is_floating_point_v<T>)
       return std::isfinite(x);
     else
       return true;

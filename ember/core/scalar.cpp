@@ -10,6 +10,8 @@ std::ostream& operator<<(std::ostream& os, const Scalar& s) {
       return os << s.to_int();
     case Scalar::Kind::Float:
       return os << s.to_double();
+    case Scalar::Kind::Complex:
+      return os << '(' << s.to_double() << (s.imag() < 0 ? "" : "+") << s.imag() << "j)";
   }
   return os;
 }

@@ -47,7 +47,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "[item] a tensor with ", numel(),
               " elements cannot be converted to a Python number (item() needs exactly one)");
   if (!device().is_cpu()) return detach().to(kCPU).item();
-  return dispatch_dtype(dtype(), "item", [&]<class T>() -> Scalar {
+  return dispatch_dtype<kAllTypesAndComplex>(dtype(), "item", [&]<class T>() -> Scalar {
     return Scalar(*static_cast<const T*>(impl_->data()));
   });
 }
@@ -59,7 +59,7 @@ std::vector<T> Tensor::to_vector() const {
   out.reserve(size_t(numel()));
   const int64_t nd = dim();
   DimVector idx(size_t(nd), 0);
-  dispatch_dtype(dtype(), "to_vector", [&]<class S>() {
+  dispatch_dtype<kAllTypesAndComplex>(dtype(), "to_vector", [&]<class S>() {
     const S* base = static_cast<const S*>(impl_->data());
     for (int64_t n = 0; n < numel(); ++n) {
       int64_t off = 0;
@@ -80,6 +80,8 @@ template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
 template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
 template std::vector<float> Tensor::to_vector<float>() const;
 template std::vector<double> Tensor::to_vector<double>() const;
+template std::vector<std::complex<float>> Tensor::to_vector<std::complex<float>>() const;
+template std::vector<std::complex<double>> Tensor::to_vector<std::complex<double>>() const;
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.repr(); }
 

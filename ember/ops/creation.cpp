@@ -25,7 +25,10 @@ void check_size(IntArrayRef size, const char* op) {
 
 // The dtype a fill value gives a tensor when none is asked for.
 DType dtype_for(const Scalar& s) {
-  return s.is_bool() ? kBool : s.is_integral() ? kInt64 : get_default_dtype();
+  return s.is_bool()       ? kBool
+         : s.is_integral() ? kInt64
+         : s.is_complex()  ? to_complex_dtype(get_default_dtype())
+                           : get_default_dtype();
 }
 
 Tensor finish(Tensor t, const TensorOptions& o) {
@@ -40,20 +43,20 @@ TensorOptions like_options(const Tensor& like, TensorOptions o) {
 }
 
 const OpInfo kCreationOps[] = {
-    {"empty", OpKind::Creation, kAllTypes, false},
-    {"empty_strided", OpKind::Creation, kAllTypes, false},
-    {"scalar_tensor", OpKind::Creation, kAllTypes, false},
-    {"zeros", OpKind::Creation, kAllTypes, false},
-    {"ones", OpKind::Creation, kAllTypes, false},
-    {"full", OpKind::Creation, kAllTypes, false},
+    {"empty", OpKind::Creation, kAllTypesAndComplex, false},
+    {"empty_strided", OpKind::Creation, kAllTypesAndComplex, false},
+    {"scalar_tensor", OpKind::Creation, kAllTypesAndComplex, false},
+    {"zeros", OpKind::Creation, kAllTypesAndComplex, false},
+    {"ones", OpKind::Creation, kAllTypesAndComplex, false},
+    {"full", OpKind::Creation, kAllTypesAndComplex, false},
     {"arange", OpKind::Creation, kNumericTypes, false},
     {"linspace", OpKind::Creation, kNumericTypes, false},
-    {"eye", OpKind::Creation, kAllTypes, false},
-    {"empty_like", OpKind::Creation, kAllTypes, false},
-    {"zeros_like", OpKind::Creation, kAllTypes, false},
-    {"ones_like", OpKind::Creation, kAllTypes, false},
-    {"full_like", OpKind::Creation, kAllTypes, false},
-    {"tensor", OpKind::Creation, kAllTypes, false},
+    {"eye", OpKind::Creation, kAllTypesAndComplex, false},
+    {"empty_like", OpKind::Creation, kAllTypesAndComplex, false},
+    {"zeros_like", OpKind::Creation, kAllTypesAndComplex, false},
+    {"ones_like", OpKind::Creation, kAllTypesAndComplex, false},
+    {"full_like", OpKind::Creation, kAllTypesAndComplex, false},
+    {"tensor", OpKind::Creation, kAllTypesAndComplex, false},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/core/math.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise_grad.h"
 #include "ember/ops/reduce.h"
@@ -87,13 +88,14 @@ constexpr ElementwiseInfo kParamUnary[] = {
 #undef EMBER_INFO
 };
 constexpr ElementwiseInfo kCompare[] = {
-#define EMBER_INFO(name, F) {#name, #name "_", "", kAllTypes, false, kSaveNone, true},
+#define EMBER_INFO(name, F) \
+  {#name, #name "_", "", compare_dtypes(CompareOp::name), false, kSaveNone, true},
     EMBER_COMPARE_OPS(EMBER_INFO)
 #undef EMBER_INFO
 };
 constexpr ElementwiseInfo kPredicate[] = {
 #define EMBER_INFO(name, F, form) \
-  {#name, #name "_", "", kAllTypes, false, kSaveNone, has_inplace(OpForm::form)},
+  {#name, #name "_", "", kAllTypesAndComplex, false, kSaveNone, has_inplace(OpForm::form)},
     EMBER_PREDICATE_OPS(EMBER_INFO)
 #undef EMBER_INFO
 };
@@ -108,17 +110,17 @@ bool differentiable(const ElementwiseInfo& i) {
 const OpInfo kOtherOps[] = {
     {"lerp", OpKind::Other, kFloatingTypes, true},
     {"lerp_", OpKind::Inplace, kFloatingTypes, true},
-    {"addcmul", OpKind::Other, kNumericTypes, true},
-    {"addcmul_", OpKind::Inplace, kNumericTypes, true},
+    {"addcmul", OpKind::Other, kNumericTypes | kComplexTypes, true},
+    {"addcmul_", OpKind::Inplace, kNumericTypes | kComplexTypes, true},
     {"addcdiv", OpKind::Other, kFloatingTypes, true},
     {"addcdiv_", OpKind::Inplace, kFloatingTypes, true},
-    {"isclose", OpKind::Compare, kAllTypes, false},
-    {"allclose", OpKind::Compare, kAllTypes, false},
-    {"equal", OpKind::Compare, kAllTypes, false},
-    {"where", OpKind::Other, kAllTypes, true},
-    {"zero_", OpKind::Inplace, kAllTypes, true},
-    {"fill_", OpKind::Inplace, kAllTypes, true},
-    {"copy_", OpKind::Inplace, kAllTypes, true},
+    {"isclose", OpKind::Compare, kAllTypesAndComplex, false},
+    {"allclose", OpKind::Compare, kAllTypesAndComplex, false},
+    {"equal", OpKind::Compare, kAllTypesAndComplex, false},
+    {"where", OpKind::Other, kAllTypesAndComplex, true},
+    {"zero_", OpKind::Inplace, kAllTypesAndComplex, true},
+    {"fill_", OpKind::Inplace, kAllTypesAndComplex, true},
+    {"copy_", OpKind::Inplace, kAllTypesAndComplex, true},
 };
 
 std::vector<OpInfo> make_op_infos() {
@@ -128,10 +130,13 @@ std::vector<OpInfo> make_op_infos() {
   // predicate's in-place form writes 0/1 in self's dtype, any dtype.
   const auto add = [&v](const ElementwiseInfo& i, OpKind kind) {
     const bool bool_out = kind == OpKind::Compare;
-    const DTypeSet dtypes = bool_out || i.to_float ? kAllTypes : i.dtypes;
+    // An op that converts integers to float takes every real dtype, and complex where it
+    // computes in complex.
+    const DTypeSet dtypes = i.to_float ? kAllTypes | (i.dtypes - kAllTypes) : i.dtypes;
     v.push_back({i.name, kind, dtypes, !bool_out && differentiable(i)});
     if (i.inplace)
-      v.push_back({i.inplace_name, OpKind::Inplace, bool_out ? kAllTypes : i.dtypes,
+      v.push_back({i.inplace_name, OpKind::Inplace,
+                   &i == &kUnary[int(UnaryOp::abs)] ? i.dtypes - kComplexTypes : i.dtypes,
                    !bool_out && differentiable(i)});
   };
   for (const auto& i : kUnary) add(i, OpKind::Unary);
@@ -145,7 +150,7 @@ std::vector<OpInfo> make_op_infos() {
 
 // The dtype the kernel computes in, or an error naming the op.
 DType compute_dtype(const ElementwiseInfo& info, DType promoted) {
-  const DType dt = info.to_float && !is_floating(promoted) ? get_default_dtype() : promoted;
+  const DType dt = info.to_float && !is_differentiable(promoted) ? get_default_dtype() : promoted;
   EMBER_CHECK_TYPE(info.dtypes.contains(dt), "[", info.name, "] not implemented for dtype ", dt,
                    " (supported: ", info.dtypes, ")");
   return dt;
@@ -167,9 +172,10 @@ Tensor cast(const Tensor& t, DType dtype) {
 
 const Scalar& cast(const Scalar& s, DType) { return s; }
 
-// PyTorch's canCast: no float to integer, no number to bool.
+// PyTorch's canCast: no complex to real, no float to integer, no number to bool.
 bool can_cast(DType from, DType to) {
-  if (is_floating(from) && !is_floating(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && !is_differentiable(to)) return false;
   if (from != kBool && to == kBool) return false;
   return true;
 }
@@ -240,6 +246,11 @@ Tensor binary_ts(const ElementwiseInfo& info,
 // ---- autograd ----------------------------------------------------------------------------------
 
 SavedTensor save_if(bool cond, const Tensor& t) { return cond ? SavedTensor(t) : SavedTensor(); }
+
+// PyTorch's convention for complex inputs: the gradient of a holomorphic f is g * conj(f'(z)).
+// The lists' formulas are f'(z) with real coefficients, for which conj(f'(z)) = f'(conj(z)): the
+// saved tensors go into them conjugated (real ones unchanged).
+Tensor conj_saved(const Tensor& t) { return t.defined() && is_complex(t.dtype()) ? conj(t) : t; }
 SavedTensor save_out_if(bool cond, const Tensor& t) {
   return cond ? SavedTensor(t, 0) : SavedTensor();
 }
@@ -249,7 +260,7 @@ void record_unary(const char* name, const Tensor& x, const Tensor& out, Grad gra
   record(name, {&x}, {&out},
          [sx = save_if(Saves & kSaveX, x), so = save_out_if(Saves & kSaveOut, out), grad](
              TensorList& grads, Node& n) {
-           return TensorList{grad(grads[0], sx.unpack(n), so.unpack(n))};
+           return TensorList{grad(grads[0], conj_saved(sx.unpack(n)), conj_saved(so.unpack(n)))};
          });
 }
 
@@ -263,7 +274,8 @@ void record_binary(const char* name,
   record(name, {&a, &b}, {&out},
          [sa = save_if(Saves & kSaveA, a), sb = save_if(Saves & kSaveB, b),
           so = save_out_if(Saves & kSaveOut, out), grad_a, grad_b](TensorList& grads, Node& n) {
-           const Tensor ta = sa.unpack(n), tb = sb.unpack(n), tout = so.unpack(n);
+           const Tensor ta = conj_saved(sa.unpack(n)), tb = conj_saved(sb.unpack(n)),
+                        tout = conj_saved(so.unpack(n));
            TensorList r(2);
            // Only the inputs that need a gradient get one computed.
            if (n.next_edges()[0].valid()) r[0] = grad_a(grads[0], ta, tb, tout);
@@ -275,7 +287,7 @@ void record_binary(const char* name,
 // What PyTorch refuses outright for a tensor op a Python number: integer tensors to negative
 // integer powers (the result would be 0 or 1 by truncation, almost never what was meant).
 void check_scalar_operand(BinaryOp op, const Tensor& a, const Scalar& b) {
-  if (op == BinaryOp::pow && !is_floating(a.dtype()) && !b.is_floating()) {
+  if (op == BinaryOp::pow && !is_differentiable(a.dtype()) && b.is_integral()) {
     EMBER_CHECK(b.to_int() >= 0, "[pow] Integers to negative integer powers are not allowed.");
   }
 }
@@ -313,8 +325,10 @@ std::span<const OpInfo> elementwise_op_infos() {
 // ------------------------------------------------------------------------------
 
 namespace {
-enum Category { kCatBool, kCatInt, kCatFloat };
-Category category(DType t) { return t == kBool ? kCatBool : is_floating(t) ? kCatFloat : kCatInt; }
+enum Category { kCatBool, kCatInt, kCatFloat, kCatComplex };
+Category category(DType t) {
+  return t == kBool ? kCatBool : is_floating(t) ? kCatFloat : is_complex(t) ? kCatComplex : kCatInt;
+}
 
 // PyTorch's combine_categories: the higher-priority dtype wins unless the lower-priority one is
 // of a higher category, in which case the two are promoted.
@@ -332,8 +346,12 @@ DType result_type(const Tensor& a, const Tensor& b) {
 }
 
 DType result_type(const Tensor& a, const Scalar& b) {
-  // A scalar stands for its category's default dtype: bool, int64, or the default float.
-  const DType weak = b.is_bool() ? kBool : b.is_integral() ? kInt64 : get_default_dtype();
+  // A scalar stands for its category's default dtype: bool, int64, the default float, or the
+  // complex dtype of the default float.
+  const DType weak = b.is_bool()       ? kBool
+                     : b.is_integral() ? kInt64
+                     : b.is_complex()  ? to_complex_dtype(get_default_dtype())
+                                       : get_default_dtype();
   return combine(a.dtype(), weak);
 }
 
@@ -342,8 +360,11 @@ DType result_type(const Tensor& a, const Scalar& b) {
 
 #define EMBER_DEFINE_UNARY(name, F, dtypes, to_float, saves, grad_expr)                       \
   Tensor name(const Tensor& x) {                                                              \
+    if constexpr (UnaryOp::name == UnaryOp::abs) {                                            \
+      if (is_complex(x.dtype())) return detail::complex_abs(x);                               \
+    }                                                                                         \
     Tensor out = unary_forward(UnaryOp::name, x);                                             \
-    if (any_requires_grad(x) && is_floating(out.dtype())) {                                   \
+    if (any_requires_grad(x) && is_differentiable(out.dtype())) {                             \
       record_unary<saves>(kUnary[int(UnaryOp::name)].backward_name, x, out,                   \
                           [](const Tensor& g, const Tensor& x, const Tensor& out) -> Tensor { \
                             (void)x;                                                          \
@@ -358,7 +379,7 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 
 Tensor param_unary(ParamUnaryOp op, const Tensor& x, const UnaryParams& p) {
   Tensor out = param_unary_forward(op, x, p);
-  if (!any_requires_grad(x) || !is_floating(out.dtype())) return out;
+  if (!any_requires_grad(x) || !is_differentiable(out.dtype())) return out;
   switch (op) {
 #define EMBER_CASE(name, F, dtypes, to_float, saves, grad_expr, ...)                         \
   case ParamUnaryOp::name:                                                                   \
@@ -407,7 +428,7 @@ EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
     check_divisor(BinaryOp::name, result_type(a, b), b);                                           \
     Tensor out =                                                                                   \
         binary_tt(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)], false, a, b); \
-    if (any_requires_grad(a, b) && is_floating(out.dtype())) record_##name(a, b, out);             \
+    if (any_requires_grad(a, b) && is_differentiable(out.dtype())) record_##name(a, b, out);       \
     return out;                                                                                    \
   }                                                                                                \
   Tensor name(const Tensor& a, const Scalar& b) {                                                  \
@@ -416,7 +437,8 @@ EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
     check_divisor(BinaryOp::name, result_type(a, b), b);                                           \
     Tensor out = binary_ts(info, kernels(a.device()).elementwise.binary[int(BinaryOp::name)],      \
                            false, a, b, false);                                                    \
-    if (any_requires_grad(a) && is_floating(out.dtype())) record_##name(a, wrap(b, out), out);     \
+    if (any_requires_grad(a) && is_differentiable(out.dtype()))                                    \
+      record_##name(a, wrap(b, out), out);                                                         \
     return out;                                                                                    \
   }                                                                                                \
   Tensor name(const Scalar& a, const Tensor& b) {                                                  \
@@ -424,7 +446,8 @@ EMBER_PREDICATE_OPS(EMBER_DEFINE_PREDICATE)
     check_divisor(BinaryOp::name, result_type(b, a), b);                                           \
     Tensor out = binary_ts(info, kernels(b.device()).elementwise.binary[int(BinaryOp::name)],      \
                            false, b, a, true);                                                     \
-    if (any_requires_grad(b) && is_floating(out.dtype())) record_##name(wrap(a, out), b, out);     \
+    if (any_requires_grad(b) && is_differentiable(out.dtype()))                                    \
+      record_##name(wrap(a, out), b, out);                                                         \
     return out;                                                                                    \
   }
 EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
@@ -454,7 +477,7 @@ bool is_one(const Scalar& s) { return s.is_integral() && s.to_int() == 1; }
 // PyTorch's rule for add/sub's alpha: no float alpha for integer results, no bool alpha for
 // non-bool results.
 void check_alpha(DType result, const Scalar& alpha, const char* op) {
-  EMBER_CHECK(!(alpha.is_floating() && !is_floating(result)), "[", op,
+  EMBER_CHECK(!(alpha.is_floating() && !is_differentiable(result)), "[", op,
               "] for integral input "
               "tensors, argument alpha must not be a floating point number (got ",
               alpha, ")");
@@ -508,7 +531,7 @@ Tensor where_impl(const Tensor& cond, const A& a, const B& b) {
   bool grad = false;
   if constexpr (a_tensor) grad |= any_requires_grad(a);
   if constexpr (b_tensor) grad |= any_requires_grad(b);
-  if (grad && is_floating(dt)) {
+  if (grad && is_differentiable(dt)) {
     const Tensor none;
     const Tensor* ta = nullptr;
     const Tensor* tb = nullptr;
@@ -669,6 +692,9 @@ template <class Run, class Op>
 Tensor& inplace_unary(const ElementwiseInfo& info, Tensor& self, Run run, Op op) {
   check_no_internal_overlap(self, info.inplace_name);
   const DType dt = compute_dtype(info, self.dtype());
+  // |z| is real: it has no complex tensor to be written into (PyTorch's error).
+  EMBER_CHECK(!(is_complex(dt) && &info == &kUnary[int(UnaryOp::abs)]),
+              "[abs_] In-place abs is not supported for complex tensors.");
   EMBER_CHECK(dt == self.dtype(), "[", info.inplace_name, "] result type ", dt,
               " can't be cast to the desired output type ", self.dtype());
   const bool recording = any_requires_grad(self);
@@ -807,7 +833,7 @@ Tensor& param_unary_(ParamUnaryOp op, Tensor& self, const UnaryParams& p) {
 }
 
 void check_fill_value(const Scalar& value, DType dtype, const char* op) {
-  dispatch_dtype(dtype, op, [&]<class T>() { (void)value.checked_to<T>(); });
+  dispatch_dtype<kAllTypesAndComplex>(dtype, op, [&]<class T>() { (void)value.checked_to<T>(); });
 }
 
 Tensor& fill_(Tensor& self, const Scalar& value) {

@@ -3,6 +3,7 @@
 // where the lists' gradient columns are expanded, includes this file; a new formula goes here.
 #pragma once
 
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 
@@ -22,8 +23,8 @@ inline Tensor pow_exponent_grad(const Tensor& g,
                                 const Tensor& a,
                                 const Tensor& b,
                                 const Tensor& out) {
-  // d/db a^b = a^b * log(a); PyTorch defines it as 0 where a == 0 and b >= 0.
-  return where(eq(a, 0) * ge(b, 0), Scalar(0), g * out * log(a));
+  // d/db a^b = a^b * log(a); PyTorch defines it as 0 where a == 0 and Re(b) >= 0.
+  return where(eq(a, 0) * ge(real(b), 0), Scalar(0), g * out * log(a));
 }
 
 inline Tensor max_grad(const Tensor& g, const Tensor& a, const Tensor& b) {

@@ -7,6 +7,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
@@ -18,7 +19,7 @@ namespace ember {
 namespace {
 
 const OpInfo kIndexingOps[] = {
-    {"index_select", OpKind::Other, kAllTypes, true},
+    {"index_select", OpKind::Other, kAllTypesAndComplex, true},
     {"gather", OpKind::Other, kAllTypes, true},
     {"scatter", OpKind::Other, kAllTypes, true},
     {"scatter_", OpKind::Inplace, kAllTypes, true},
@@ -26,26 +27,26 @@ const OpInfo kIndexingOps[] = {
     {"scatter_add_", OpKind::Inplace, kAllTypes, true},
     {"scatter_reduce", OpKind::Other, kNumericTypes, true},
     {"scatter_reduce_", OpKind::Inplace, kNumericTypes, true},
-    {"index_add", OpKind::Other, kAllTypes, true},
-    {"index_add_", OpKind::Inplace, kAllTypes, true},
-    {"index_copy", OpKind::Other, kAllTypes, true},
-    {"index_copy_", OpKind::Inplace, kAllTypes, true},
-    {"index_fill", OpKind::Other, kAllTypes, true},
-    {"index_fill_", OpKind::Inplace, kAllTypes, true},
-    {"masked_fill", OpKind::Other, kAllTypes, true},
-    {"masked_fill_", OpKind::Inplace, kAllTypes, true},
-    {"masked_select", OpKind::Other, kAllTypes, true},
-    {"masked_scatter", OpKind::Other, kAllTypes, true},
-    {"masked_scatter_", OpKind::Inplace, kAllTypes, true},
-    {"take", OpKind::Other, kAllTypes, true},
+    {"index_add", OpKind::Other, kAllTypesAndComplex, true},
+    {"index_add_", OpKind::Inplace, kAllTypesAndComplex, true},
+    {"index_copy", OpKind::Other, kAllTypesAndComplex, true},
+    {"index_copy_", OpKind::Inplace, kAllTypesAndComplex, true},
+    {"index_fill", OpKind::Other, kAllTypesAndComplex, true},
+    {"index_fill_", OpKind::Inplace, kAllTypesAndComplex, true},
+    {"masked_fill", OpKind::Other, kAllTypesAndComplex, true},
+    {"masked_fill_", OpKind::Inplace, kAllTypesAndComplex, true},
+    {"masked_select", OpKind::Other, kAllTypesAndComplex, true},
+    {"masked_scatter", OpKind::Other, kAllTypesAndComplex, true},
+    {"masked_scatter_", OpKind::Inplace, kAllTypesAndComplex, true},
+    {"take", OpKind::Other, kAllTypesAndComplex, true},
     {"take_along_dim", OpKind::Other, kAllTypes, true},
     {"nonzero", OpKind::Other, kAllTypes, false},
     {"argwhere", OpKind::Other, kAllTypes, false},
     {"searchsorted", OpKind::Other, kNumericTypes, false},
     {"bucketize", OpKind::Other, kNumericTypes, false},
-    {"index", OpKind::Other, kAllTypes, true},
-    {"index_put", OpKind::Other, kAllTypes, true},
-    {"index_put_", OpKind::Inplace, kAllTypes, true},
+    {"index", OpKind::Other, kAllTypesAndComplex, true},
+    {"index_put", OpKind::Other, kAllTypesAndComplex, true},
+    {"index_put_", OpKind::Inplace, kAllTypesAndComplex, true},
 };
 
 int64_t size_at(const Tensor& t, int64_t dim) { return t.dim() ? t.sizes()[dim] : 1; }
@@ -199,6 +200,25 @@ void run_index_reduce(ScatterOp op,
                       const Tensor& idx,
                       const Operand& src,
                       const char* name) {
+  if (is_complex(out.dtype())) {
+    // Sums and copies of complex numbers are those of their (re, im) pairs: the real kernel
+    // over view_as_real, whose added last dim is not the indexed one.
+    EMBER_CHECK_TYPE(op == ScatterOp::Add || op == ScatterOp::Assign, "[", name,
+                     "] not implemented for dtype ", out.dtype());
+    // A 0-d tensor is one element along dim 0, which must stay the indexed dim.
+    const Tensor o = out.dim() ? out : reshape(out, {1});
+    const int64_t d = out.dim() ? dim : 0;
+    Tensor s;
+    if (src.tensor) {
+      s = src.tensor->dim() ? *src.tensor : reshape(*src.tensor, {1});
+    } else {
+      // A fill value: the slices it fills, as a tensor (one number cannot fill a pair).
+      DimVector shape(o.sizes().data(), o.sizes().size());
+      shape[size_t(d)] = idx.numel();
+      s = full(shape, src.scalar, TensorOptions(out.dtype()).device(out.device()));
+    }
+    return run_index_reduce(op, view_as_real(o), d, idx, Operand(view_as_real(s)), name);
+  }
   kernel(kernels(out.device()).indexing.index_reduce, out.device(), name)(
       op, out, out.dim() ? dim : 0, idx, src);
 }
@@ -289,7 +309,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
   const Tensor idx = prepare_gather_index(self, d, index, "scatter", &src);
   Tensor out = on_copy(
       self, [&](Tensor& o) { run_scatter(ScatterOp::Assign, o, d, idx, Operand(src), "scatter"); });
-  if (any_requires_grad(self, src) && is_floating(out.dtype())) {
+  if (any_requires_grad(self, src) && is_differentiable(out.dtype())) {
     record("ScatterBackward0", {&self, &src}, {&out},
            [d, si = SavedTensor(idx), src_sizes = DimVector(src.sizes().data(), src.dim())](
                TensorList& g, Node& n) {
@@ -309,7 +329,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
   Tensor out = on_copy(self, [&](Tensor& o) {
     run_scatter(ScatterOp::Assign, o, d, idx, Operand(value), "scatter");
   });
-  if (any_requires_grad(self) && is_floating(out.dtype())) {
+  if (any_requires_grad(self) && is_differentiable(out.dtype())) {
     record("ScatterBackward1", {&self}, {&out}, [d, si = SavedTensor(idx)](TensorList& g, Node& n) {
       return TensorList{scatter(g[0], d, si.unpack(n), Scalar(0))};
     });
@@ -346,7 +366,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
   Tensor out = on_copy(self, [&](Tensor& o) {
     run_scatter(ScatterOp::Add, o, d, idx, Operand(src), "scatter_add");
   });
-  if (any_requires_grad(self, src) && is_floating(out.dtype())) {
+  if (any_requires_grad(self, src) && is_differentiable(out.dtype())) {
     record("ScatterAddBackward0", {&self, &src}, {&out},
            [d, si = SavedTensor(idx), src_sizes = DimVector(src.sizes().data(), src.dim())](
                TensorList& g, Node& n) {
@@ -414,7 +434,7 @@ Tensor scatter_reduce(const Tensor& self,
       out = is_floating(out.dtype()) ? out / count : floor_divide(out, count);
     }
   }
-  if (any_requires_grad(self, src) && is_floating(out.dtype())) {
+  if (any_requires_grad(self, src) && is_differentiable(out.dtype())) {
     record("ScatterReduceBackward0", {&self, &src}, {&out},
            [d, op, mean, include_self, src_sizes = DimVector(src.sizes().data(), src.dim()),
             si = SavedTensor(idx), sx = SavedTensor(self), ss = SavedTensor(src),
@@ -492,7 +512,7 @@ Tensor index_add(const Tensor& self,
   Tensor out = on_copy(self, [&](Tensor& o) {
     run_index_reduce(ScatterOp::Add, o, d, idx, Operand(src), "index_add");
   });
-  if (any_requires_grad(self, source) && is_floating(out.dtype())) {
+  if (any_requires_grad(self, source) && is_differentiable(out.dtype())) {
     record("IndexAddBackward0", {&self, &source}, {&out},
            [d, alpha, si = SavedTensor(idx), sdim = source.dim()](TensorList& g, Node& n) {
              TensorList r(2);
@@ -527,7 +547,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   Tensor out = on_copy(self, [&](Tensor& o) {
     run_index_reduce(ScatterOp::Assign, o, d, idx, Operand(source), "index_copy");
   });
-  if (any_requires_grad(self, source) && is_floating(out.dtype())) {
+  if (any_requires_grad(self, source) && is_differentiable(out.dtype())) {
     record("IndexCopyBackward0", {&self, &source}, {&out},
            [d, si = SavedTensor(idx), sdim = source.dim()](TensorList& g, Node& n) {
              const Tensor i = si.unpack(n);
@@ -561,7 +581,7 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
   Tensor out = on_copy(self, [&](Tensor& o) {
     run_index_reduce(ScatterOp::Assign, o, d, idx, Operand(value), "index_fill");
   });
-  if (any_requires_grad(self) && is_floating(out.dtype())) {
+  if (any_requires_grad(self) && is_differentiable(out.dtype())) {
     record("IndexFillBackward0", {&self}, {&out},
            [d, si = SavedTensor(idx)](TensorList& g, Node& n) {
              return TensorList{index_fill(g[0], d, si.unpack(n), Scalar(0))};

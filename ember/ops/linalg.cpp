@@ -35,10 +35,10 @@ const OpInfo kLinalgOps[] = {
     {"dot", OpKind::Linalg, kNumericTypes, true},
     {"vdot", OpKind::Linalg, kNumericTypes, true},
     {"mv", OpKind::Linalg, kNumericTypes, true},
-    {"outer", OpKind::Linalg, kAllTypes, true},
+    {"outer", OpKind::Linalg, kAllTypesAndComplex, true},
     {"einsum", OpKind::Linalg, kNumericTypes, true},
     {"tensordot", OpKind::Linalg, kNumericTypes, true},
-    {"kron", OpKind::Linalg, kAllTypes, true},
+    {"kron", OpKind::Linalg, kAllTypesAndComplex, true},
 };
 
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {

@@ -89,6 +89,9 @@ Tensor embedding(const Tensor& input,
                    "] sparse=True needs sparse gradients, which ember does not have; use "
                    "sparse=False (the gradient is then dense)");
   EMBER_CHECK(weight.dim() == 2, "[", op, "] 'weight' must be 2-D, got ", weight.dim(), "-D");
+  // The gradient kernel sums real rows only.
+  EMBER_CHECK_TYPE(!is_complex(weight.dtype()), "[", op, "] not implemented for dtype ",
+                   weight.dtype());
   const int64_t rows = weight.sizes()[0], dim = weight.sizes()[1];
   const int64_t pad = normalise_padding(padding_idx, rows, op);
   const Tensor idx = index_vector(input, op, "indices");

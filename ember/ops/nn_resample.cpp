@@ -26,8 +26,8 @@ namespace {
 
 const OpInfo kResampleOps[] = {
     {"nn.functional.interpolate", OpKind::Other, kFloatingTypes, true},
-    {"pixel_shuffle", OpKind::Other, kAllTypes, true},
-    {"pixel_unshuffle", OpKind::Other, kAllTypes, true},
+    {"pixel_shuffle", OpKind::Other, kAllTypesAndComplex, true},
+    {"pixel_unshuffle", OpKind::Other, kAllTypesAndComplex, true},
     {"nn.functional.unfold", OpKind::Other, kFloatingTypes, true},
     {"nn.functional.fold", OpKind::Other, kFloatingTypes, true},
 };

@@ -1,6 +1,7 @@
 // Every op of ember's C++ API: one header per topic (docs/design/ops.md).
 #pragma once
 
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/indexing.h"

@@ -25,13 +25,19 @@ std::string cat(const Parts&... parts) {
 }
 
 // Reads element `offset` (in elements, from the tensor's data pointer) as a long double, which
-// holds every int64 and float64 value exactly.
+// holds every int64 and float64 value exactly; of a complex tensor, its real (part 0) or
+// imaginary (part 1) part.
 struct Reader {
   const Tensor& t;
+  int part = 0;
   long double operator()(int64_t offset) const {
-    return dispatch_dtype(t.dtype(), "print", [&]<class T>() -> long double {
-      return static_cast<long double>(
-          static_cast<opmath_t<T>>(static_cast<const T*>(t.data_ptr())[offset]));
+    return dispatch_dtype<kAllTypesAndComplex>(t.dtype(), "print", [&]<class T>() -> long double {
+      const T v = static_cast<const T*>(t.data_ptr())[offset];
+      if constexpr (is_std_complex<T>) {
+        return static_cast<long double>(part ? v.imag() : v.real());
+      } else {
+        return static_cast<long double>(static_cast<opmath_t<T>>(v));
+      }
     });
   }
 };
@@ -125,12 +131,27 @@ class Formatter {
   size_t max_width_ = 1;
 };
 
-std::string vector_str(const Tensor& t,
-                       const Reader& read,
-                       const Formatter& f,
-                       int64_t base,
-                       int64_t indent,
-                       bool summarize) {
+// One element as text: a real value, or a complex one as PyTorch writes it (the real part
+// formatted for all real parts, then the imaginary part formatted for all imaginary parts,
+// unpadded, with its sign and a j).
+struct ElementFormat {
+  Reader re;
+  const Formatter& fre;
+  Reader im;
+  const Formatter* fim = nullptr;  // null for real tensors
+
+  size_t width() const { return fim ? fre.width() + fim->width() + 1 : fre.width(); }
+  std::string operator()(int64_t offset) const {
+    std::string s = fre.format(re(offset));
+    if (!fim) return s;
+    std::string i = fim->format(im(offset)) + "j";
+    i.erase(0, i.find_first_not_of(' '));
+    return s + (i[0] == '+' || i[0] == '-' ? "" : "+") + i;
+  }
+};
+
+std::string vector_str(
+    const Tensor& t, const ElementFormat& f, int64_t base, int64_t indent, bool summarize) {
   const int64_t elem_len = int64_t(f.width()) + 2;
   const int64_t per_line = std::max<int64_t>(1, (options.linewidth - indent) / elem_len);
   const int64_t size = t.sizes().back(), stride = t.strides().back();
@@ -142,7 +163,7 @@ std::string vector_str(const Tensor& t,
       i = size - edge;
       if (i >= size) break;
     }
-    data.push_back(f.format(read(base + i * stride)));
+    data.push_back(f(base + i * stride));
   }
   std::string out = "[";
   for (size_t i = 0; i < data.size(); ++i) {
@@ -157,15 +178,14 @@ std::string vector_str(const Tensor& t,
 }
 
 std::string tensor_str(const Tensor& t,
-                       const Reader& read,
-                       const Formatter& f,
+                       const ElementFormat& f,
                        int64_t dim,
                        int64_t base,
                        int64_t indent,
                        bool summarize) {
   const int64_t remaining = t.dim() - dim;
-  if (remaining == 0) return f.format(read(base));
-  if (remaining == 1) return vector_str(t, read, f, base, indent, summarize);
+  if (remaining == 0) return f(base);
+  if (remaining == 1) return vector_str(t, f, base, indent, summarize);
   const int64_t size = t.sizes()[dim], stride = t.strides()[dim];
   const int64_t edge = options.edgeitems;
   std::vector<std::string> slices;
@@ -175,7 +195,7 @@ std::string tensor_str(const Tensor& t,
       i = size - edge;
       if (i >= size) break;
     }
-    slices.push_back(tensor_str(t, read, f, dim + 1, base + i * stride, indent + 1, summarize));
+    slices.push_back(tensor_str(t, f, dim + 1, base + i * stride, indent + 1, summarize));
   }
   std::string sep = ",";
   sep.append(size_t(remaining - 1), '\n').append(size_t(indent + 1), ' ');
@@ -203,7 +223,8 @@ std::string Tensor::repr() const {
   std::vector<std::string> suffixes;
   if (!device().is_cpu()) suffixes.push_back(cat("device='", device().str(), "'"));
   const DType dflt = get_default_dtype();
-  const bool default_dtype = dtype() == dflt || dtype() == kInt64 || dtype() == kBool;
+  const bool default_dtype =
+      dtype() == dflt || dtype() == kInt64 || dtype() == kBool || dtype() == to_complex_dtype(dflt);
   std::string body;
   if (numel() == 0) {
     if (dim() != 1) suffixes.push_back(cat("size=", sizes_tuple(sizes())));
@@ -213,12 +234,16 @@ std::string Tensor::repr() const {
     if (options.edgeitems == 0) suffixes.push_back(cat("size=", sizes_tuple(sizes())));
     if (!default_dtype) suffixes.push_back(cat("dtype=ember.", dtype_name(dtype())));
     const Tensor host = device().is_cpu() ? *this : detach().to(kCPU);
-    const Reader read{host};
     const bool summarize = numel() > options.threshold;
-    std::vector<long double> values;
-    collect(host, read, 0, 0, summarize, values);
-    const Formatter f(values, dtype());
-    body = tensor_str(host, read, f, 0, 0, indent, summarize);
+    const bool cplx = is_complex(dtype());
+    const Reader re{host, 0}, im{host, 1};
+    std::vector<long double> re_values, im_values;
+    collect(host, re, 0, 0, summarize, re_values);
+    if (cplx) collect(host, im, 0, 0, summarize, im_values);
+    const Formatter fre(re_values, to_real_dtype(dtype()));
+    const Formatter fim(im_values, to_real_dtype(dtype()));
+    body = tensor_str(host, ElementFormat{re, fre, im, cplx ? &fim : nullptr}, 0, 0, indent,
+                      summarize);
   }
   if (const auto& fn = grad_fn()) {
     suffixes.push_back(cat("grad_fn=<", fn->name(), ">"));

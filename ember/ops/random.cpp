@@ -366,6 +366,8 @@ Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, Generator
 Tensor& random_(Tensor& self, Generator* gen) { return random_(self, 0, std::nullopt, gen); }
 
 Tensor& bernoulli_(Tensor& self, double p, Generator* gen) {
+  EMBER_CHECK_TYPE(!is_complex(self.dtype()), "[bernoulli_] not implemented for dtype ",
+                   self.dtype());
   check_probability(p, "bernoulli_");
   check_inplace(self, "bernoulli_", any_requires_grad(self));
   const Tensor u =
@@ -374,6 +376,8 @@ Tensor& bernoulli_(Tensor& self, double p, Generator* gen) {
 }
 
 Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* gen) {
+  EMBER_CHECK_TYPE(!is_complex(self.dtype()), "[bernoulli_] not implemented for dtype ",
+                   self.dtype());
   check_floating(p, "bernoulli_", "tensor of probabilities");
   EMBER_CHECK(is_expandable_to(p.sizes(), self.sizes()), "[bernoulli_] the probabilities of shape ",
               p.sizes(), " cannot be broadcast to self's shape ", self.sizes());

@@ -5,6 +5,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/registry.h"
@@ -14,8 +15,8 @@ namespace ember {
 namespace {
 
 const OpInfo kReduceOps[] = {
-    {"sum", OpKind::Reduction, kAllTypes, true},
-    {"mean", OpKind::Reduction, kFloatingTypes, true},
+    {"sum", OpKind::Reduction, kAllTypesAndComplex, true},
+    {"mean", OpKind::Reduction, kFloatingTypes | kComplexTypes, true},
     {"max", OpKind::Reduction, kAllTypes, true},
     {"min", OpKind::Reduction, kAllTypes, true},
     {"amax", OpKind::Reduction, kAllTypes, true},
@@ -23,8 +24,8 @@ const OpInfo kReduceOps[] = {
     {"argmax", OpKind::Reduction, kAllTypes, false},
     {"argmin", OpKind::Reduction, kAllTypes, false},
     {"prod", OpKind::Reduction, kAllTypes, true},
-    {"all", OpKind::Reduction, kAllTypes, false},
-    {"any", OpKind::Reduction, kAllTypes, false},
+    {"all", OpKind::Reduction, kAllTypesAndComplex, false},
+    {"any", OpKind::Reduction, kAllTypesAndComplex, false},
 };
 
 // Bit d set: dim d is reduced. An empty list means every dim, as in PyTorch.
@@ -72,6 +73,16 @@ int64_t reduced_count(IntArrayRef sizes, uint64_t mask) {
 // The reduction of `in` over `mask`, as a fresh tensor of `out_dtype` (no autograd).
 Tensor reduce_nograd(
     ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, DType out_dtype, const char* name) {
+  if (is_complex(in.dtype())) {
+    // A complex sum is the sums of the real and imaginary parts: the real kernel over the
+    // (re, im) pairs, whose last dim is not reduced. Other reductions of complex numbers have
+    // no order to use (max) or no kernel yet (prod).
+    EMBER_CHECK_TYPE(op == ReduceOp::Sum && out_dtype == in.dtype(), "[", name,
+                     "] not implemented for dtype ", in.dtype());
+    const Tensor pairs =
+        reduce_nograd(op, view_as_real(in), mask, keepdim, to_real_dtype(out_dtype), name);
+    return view_as_complex(pairs.contiguous());
+  }
   Tensor out = empty(keepdim_shape(in.sizes(), mask), TensorOptions(out_dtype).device(in.device()));
   kernel(kernels(in.device()).reduce.reduce, in.device(), name)(op, out, in, mask);
   if (!keepdim) {
@@ -95,7 +106,7 @@ Tensor cast(const Tensor& t, std::optional<DType> dtype) {
 // A sum or product over `mask` of `in`: integer and bool inputs widen to int64, as PyTorch.
 Tensor widening_reduce(
     ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, const char* name) {
-  const DType out_dtype = is_floating(in.dtype()) ? in.dtype() : kInt64;
+  const DType out_dtype = is_differentiable(in.dtype()) ? in.dtype() : kInt64;
   return reduce_nograd(op, in, mask, keepdim, out_dtype, name);
 }
 
@@ -107,7 +118,7 @@ Tensor sum_impl(const Tensor& self,
   const Tensor in = cast(self, dtype);
   Tensor out = widening_reduce(ReduceOp::Sum, in, mask, keepdim, "sum");
   if (dtype && out.dtype() != *dtype) out = to_dtype(out, *dtype);  // an integer dtype asked for
-  if (any_requires_grad(in) && is_floating(out.dtype())) {
+  if (any_requires_grad(in) && is_differentiable(out.dtype())) {
     record(backward_name, {&in}, {&out},
            [sizes = DimVector(in.sizes().data(), in.dim()), mask](TensorList& g, Node&) {
              return TensorList{expand_grad(g[0], sizes, mask)};
@@ -122,7 +133,7 @@ Tensor mean_impl(const Tensor& self,
                  std::optional<DType> dtype,
                  const char* backward_name) {
   const DType dt = dtype.value_or(self.dtype());
-  EMBER_CHECK(is_floating(dt),
+  EMBER_CHECK(is_differentiable(dt),
               "[mean] could not infer output dtype. Input dtype must be either "
               "a floating point or complex dtype. Got: ",
               dt);
@@ -174,7 +185,7 @@ Tensor prod_impl(const Tensor& self,
   const Tensor in = cast(self, dtype);
   Tensor out = widening_reduce(ReduceOp::Prod, in, mask, keepdim, "prod");
   if (dtype && out.dtype() != *dtype) out = to_dtype(out, *dtype);  // an integer dtype asked for
-  if (any_requires_grad(in) && is_floating(out.dtype())) {
+  if (any_requires_grad(in) && is_differentiable(out.dtype())) {
     record(
         backward_name, {&in}, {&out},
         [sx = SavedTensor(in), so = SavedTensor(out, 0),

@@ -75,6 +75,8 @@ Tensor cumprod_grad(const Tensor& x, const Tensor& g, const Tensor& y, int64_t d
 Tensor scan_impl(
     ScanOp op, const Tensor& self, int64_t dim, std::optional<DType> dtype, const char* name) {
   const int64_t d = wrap(dim, self, name);
+  EMBER_CHECK_TYPE(!is_complex(self.dtype()) && !(dtype && is_complex(*dtype)), "[", name,
+                   "] not implemented for dtype ", dtype.value_or(self.dtype()));
   // Integers and bool accumulate in int64 unless a dtype is given.
   const DType dt = dtype ? *dtype : is_floating(self.dtype()) ? self.dtype() : kInt64;
   const Tensor in = self.dtype() == dt ? self : to_dtype(self, dt);

@@ -29,7 +29,7 @@ const OpInfo kSortOps[] = {
     {"median", OpKind::Reduction, kNumericTypes, true},
     {"nanmedian", OpKind::Reduction, kNumericTypes, true},
     {"unique", OpKind::Other, kAllTypes, false},
-    {"unique_consecutive", OpKind::Other, kAllTypes, false},
+    {"unique_consecutive", OpKind::Other, kAllTypesAndComplex, false},
 };
 
 TensorOptions like(const Tensor& t, DType dtype) { return TensorOptions(dtype).device(t.device()); }

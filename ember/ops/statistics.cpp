@@ -20,7 +20,7 @@ namespace {
 
 const OpInfo kStatisticsOps[] = {
     {"nansum", OpKind::Reduction, kAllTypes, true},
-    {"count_nonzero", OpKind::Reduction, kAllTypes, false},
+    {"count_nonzero", OpKind::Reduction, kAllTypesAndComplex, false},
     {"var", OpKind::Reduction, kFloatingTypes, true},
     {"std", OpKind::Reduction, kFloatingTypes, true},
     {"var_mean", OpKind::Reduction, kFloatingTypes, true},
@@ -84,6 +84,7 @@ std::pair<Tensor, Tensor> var_and_mean(const Tensor& self,
 std::span<const OpInfo> statistics_op_infos() { return kStatisticsOps; }
 
 Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  EMBER_CHECK_TYPE(!is_complex(self.dtype()), "[nansum] does not support complex inputs");
   const Tensor x = is_floating(self.dtype()) ? where(isnan(self), Scalar(0), self) : self;
   if (dim.empty())
     return keepdim ? sum(x, all_dims_if_empty({}, x.dim(), "nansum"), true, dtype) : sum(x, dtype);
@@ -120,6 +121,8 @@ std::pair<Tensor, Tensor> std_mean(const Tensor& self,
 }
 
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_CHECK_TYPE(!is_complex(self.dtype()), "[logsumexp] not implemented for dtype ",
+                   self.dtype());
   const Tensor x = is_floating(self.dtype()) ? self : self.to(get_default_dtype());
   const DimVector dims = all_dims_if_empty(dim, x.dim(), "logsumexp");
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));  // -inf over nothing

@@ -17,34 +17,31 @@ namespace ember {
 namespace {
 
 const OpInfo kViewOps[] = {
-    {"view", OpKind::View, kAllTypes, true},
-    {"reshape", OpKind::View, kAllTypes, true},
-    {"permute", OpKind::View, kAllTypes, true},
-    {"transpose", OpKind::View, kAllTypes, true},
-    {"t", OpKind::View, kAllTypes, true},
-    {"expand", OpKind::View, kAllTypes, true},
-    {"squeeze", OpKind::View, kAllTypes, true},
-    {"unsqueeze", OpKind::View, kAllTypes, true},
-    {"flatten", OpKind::View, kAllTypes, true},
-    {"narrow", OpKind::View, kAllTypes, true},
-    {"select", OpKind::View, kAllTypes, true},
-    {"slice", OpKind::View, kAllTypes, true},
-    {"contiguous", OpKind::View, kAllTypes, true},
-    {"clone", OpKind::View, kAllTypes, true},
-    {"detach", OpKind::View, kAllTypes, false},
-    {"to", OpKind::View, kAllTypes, true},
-    {"sum_to_size", OpKind::View, kAllTypes, true},
-    {"as_strided", OpKind::View, kAllTypes, false},
-    {"select_backward", OpKind::View, kAllTypes, true},
-    {"slice_backward", OpKind::View, kAllTypes, true},
+    {"view", OpKind::View, kAllTypesAndComplex, true},
+    {"reshape", OpKind::View, kAllTypesAndComplex, true},
+    {"permute", OpKind::View, kAllTypesAndComplex, true},
+    {"transpose", OpKind::View, kAllTypesAndComplex, true},
+    {"t", OpKind::View, kAllTypesAndComplex, true},
+    {"expand", OpKind::View, kAllTypesAndComplex, true},
+    {"squeeze", OpKind::View, kAllTypesAndComplex, true},
+    {"unsqueeze", OpKind::View, kAllTypesAndComplex, true},
+    {"flatten", OpKind::View, kAllTypesAndComplex, true},
+    {"narrow", OpKind::View, kAllTypesAndComplex, true},
+    {"select", OpKind::View, kAllTypesAndComplex, true},
+    {"slice", OpKind::View, kAllTypesAndComplex, true},
+    {"contiguous", OpKind::View, kAllTypesAndComplex, true},
+    {"clone", OpKind::View, kAllTypesAndComplex, true},
+    {"detach", OpKind::View, kAllTypesAndComplex, false},
+    {"to", OpKind::View, kAllTypesAndComplex, true},
+    {"sum_to_size", OpKind::View, kAllTypesAndComplex, true},
+    {"as_strided", OpKind::View, kAllTypesAndComplex, false},
+    {"select_backward", OpKind::View, kAllTypesAndComplex, true},
+    {"slice_backward", OpKind::View, kAllTypesAndComplex, true},
 };
 
 // A tensor over self's storage with new geometry; remembers the base for is_view()/._base.
 Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  Tensor out(make_ref<TensorImpl>(self.storage(), self.dtype(), sizes, strides, offset));
-  const Ref<TensorImpl>& base = self.is_view() ? self.impl()->view_base() : self.impl_ref();
-  out.impl()->set_view_base(base, inplace_history(Tensor(base)));
-  return out;
+  return detail::make_view_as(self, self.dtype(), sizes, strides, offset);
 }
 
 // Strides that let `sizes` view a tensor of geometry (old_sizes, old_strides) without copying,
@@ -370,7 +367,7 @@ Tensor detach(const Tensor& self) {
 Tensor to_dtype(const Tensor& self, DType dtype, bool copy) {
   if (self.dtype() == dtype && !copy) return self;
   Tensor out = copy_nograd(self, dtype);
-  if (any_requires_grad(self) && is_floating(dtype)) {
+  if (any_requires_grad(self) && is_differentiable(dtype)) {
     // The engine casts the gradient back to the input's dtype.
     record("ToCopyBackward0", {&self}, {&out},
            [](TensorList& g, Node&) { return TensorList{g[0]}; });
@@ -445,6 +442,14 @@ Tensor slice_backward(const Tensor& grad,
 }
 
 namespace detail {
+
+Tensor make_view_as(
+    const Tensor& self, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor out(make_ref<TensorImpl>(self.storage(), dtype, sizes, strides, offset));
+  const Ref<TensorImpl>& base = self.is_view() ? self.impl()->view_base() : self.impl_ref();
+  out.impl()->set_view_base(base, inplace_history(Tensor(base)));
+  return out;
+}
 
 // Note [In-place ops on views]
 // An in-place op on a view `v` of base `b` changes b's values, so b's history must change too:
@@ -533,6 +538,12 @@ Tensor embed_region(const Tensor& part, const ViewRegion& r) {
 
 void rebase_view_history(const Tensor& view, const Tensor& value) {
   const Tensor base(view.impl()->view_base());
+  // The regions below count elements of one dtype; a view of another dtype (view_as_real, real,
+  // imag) would need PyTorch's replay of the view function, which ember does not have.
+  EMBER_CHECK(view.dtype() == base.dtype(), "[in-place] an in-place op on a ", view.dtype(),
+              " view (view_as_real, real, imag) of a ", base.dtype(),
+              " tensor is not supported while the tensor requires grad; write into "
+              "the complex tensor, or clone the view first");
   const ViewRegion r = view_region(view, base);
   // base_old stands for the base's value before the op, with the base's history so far.
   Tensor base_old = detach(base);

@@ -53,6 +53,11 @@ Tensor slice_backward(const Tensor& grad,
                       int64_t step);
 
 namespace detail {
+// A view of self's storage as `dtype` with the given geometry (in elements of `dtype`), remembering
+// self's base as make_view does: view_as_real and view_as_complex.
+Tensor make_view_as(
+    const Tensor& self, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
 // Note [In-place ops on views]: the geometry of a view `v` of its base `b` in their shared
 // storage, and the three linear maps between a tensor of b's shape ("whole") and one of v's
 // shape ("part") that the rebased history of an in-place op on v needs. Each is differentiable

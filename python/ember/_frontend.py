@@ -20,8 +20,7 @@ def is_floating_point(input) -> bool:
 
 
 def is_complex(input) -> bool:
-    """False: ember has no complex dtypes yet."""
-    return False
+    return input.dtype.is_complex
 
 
 def is_signed(input) -> bool:
@@ -53,11 +52,6 @@ def is_inference(input) -> bool:
     return bool(getattr(input, "_is_inference", lambda: False)())
 
 
-def conj(input):
-    """input itself: a real tensor is its own conjugate (PyTorch returns a view)."""
-    return input
-
-
 def resolve_conj(input):
     return input
 
@@ -66,18 +60,22 @@ def resolve_neg(input):
     return input
 
 
-def real(input):
-    """input itself for real tensors, as PyTorch's real."""
-    return input
+def _set_part(part):
+    """The setter of Tensor.real / Tensor.imag: writes into that part of the tensor."""
 
+    def setter(self, value):
+        view = part(self)
+        if isinstance(value, Tensor):
+            view.copy_(value)
+        else:
+            view.fill_(value)
 
-def imag(input):
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return setter
 
 
 def adjoint(input):
     """The conjugate transpose of the last two dims (the transpose, for real tensors)."""
-    return input.transpose(-2, -1)
+    return _C.conj(input.transpose(-2, -1))
 
 
 def _matrix_h(self):
@@ -85,7 +83,7 @@ def _matrix_h(self):
         raise RuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
         )
-    return self.t()
+    return _C.conj(self.t())
 
 
 def _mh(self):
@@ -94,7 +92,7 @@ def _mh(self):
             f"tensor.mH is only supported on matrices or batches of matrices. "
             f"Got {self.dim()}-D tensor."
         )
-    return self.transpose(-2, -1)
+    return _C.conj(self.transpose(-2, -1))
 
 
 def _get_device(self) -> int:
@@ -247,19 +245,16 @@ def _is_set_to(self, tensor) -> bool:
 
 def install_tensor_methods() -> None:
     T = Tensor
-    T.is_complex = lambda self: False
     T.is_signed = is_signed
     T.is_nonzero = is_nonzero
     T.is_same_size = is_same_size
     T.is_conj = is_conj
     T.is_neg = is_neg
-    T.conj = conj
-    T.conj_physical = conj
     T.resolve_conj = resolve_conj
     T.resolve_neg = resolve_neg
     T.adjoint = adjoint
-    T.real = property(real)
-    T.imag = property(imag)
+    T.real = property(_C.real, _set_part(_C.real))
+    T.imag = property(_C.imag, _set_part(_C.imag))
     T.H = property(_matrix_h)
     T.mH = property(_mh)
     T.get_device = _get_device
@@ -609,11 +604,11 @@ __all__ = [
     "vmap",
     "while_loop",
     "adjoint", "are_deterministic_algorithms_enabled", "broadcast_shapes", "can_cast",
-    "compiled_with_cxx11_abi", "conj", "fill", "fill_", "frombuffer", "get_default_device",
+    "compiled_with_cxx11_abi", "fill", "fill_", "frombuffer", "get_default_device",
     "get_deterministic_debug_mode", "get_float32_matmul_precision", "get_num_interop_threads",
-    "imag", "is_complex", "is_conj", "is_deterministic_algorithms_warn_only_enabled",
+    "is_complex", "is_conj", "is_deterministic_algorithms_warn_only_enabled",
     "is_floating_point", "is_inference", "is_neg", "is_nonzero", "is_same_size", "is_signed",
-    "is_storage", "is_warn_always_enabled", "layout", "real", "resolve_conj", "resolve_neg",
+    "is_storage", "is_warn_always_enabled", "layout", "resolve_conj", "resolve_neg",
     "set_default_device", "set_deterministic_debug_mode", "set_float32_matmul_precision",
     "set_flush_denormal", "set_num_interop_threads", "set_warn_always", "strided", "typename",
     "use_deterministic_algorithms", "zero_",

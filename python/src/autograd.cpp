@@ -139,7 +139,7 @@ nb::list attach_function(nb::handle ctx,
   }
   std::vector<const Tensor*> diff;
   for (const Tensor& t : outs) {
-    bool nd = !t.is_floating_point();
+    bool nd = !is_differentiable(t.dtype());
     for (nb::handle h : non_differentiable) {
       if (!nb::isinstance<Tensor>(h)) {
         type_error("mark_non_differentiable() only accepts tensors, got " + py_type_name(h));

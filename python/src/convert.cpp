@@ -103,6 +103,10 @@ bool type_caster<ember::DType>::from_python(handle src, uint8_t, cleanup_list*) 
     value = ember::kBool;
     return true;
   }
+  if (src.ptr() == reinterpret_cast<PyObject*>(&PyComplex_Type)) {
+    value = ember::kComplex128;
+    return true;
+  }
   return false;
 }
 
@@ -124,6 +128,11 @@ bool type_caster<ember::Scalar>::from_python(handle src, uint8_t, cleanup_list*)
   }
   if (PyFloat_Check(o)) {
     value = ember::Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyComplex_Check(o)) {
+    value =
+        ember::Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
     return true;
   }
   // NumPy scalars and other numbers: integers by __index__, the rest by __float__.
@@ -157,6 +166,7 @@ handle type_caster<ember::Scalar>::from_cpp(const ember::Scalar& s,
                                             cleanup_list*) noexcept {
   if (s.is_bool()) return PyBool_FromLong(s.to_bool());
   if (s.is_integral()) return PyLong_FromLongLong(s.to_int());
+  if (s.is_complex()) return PyComplex_FromDoubles(s.to_double(), s.imag());
   return PyFloat_FromDouble(s.to_double());
 }
 

@@ -15,7 +15,7 @@ TensorOptions options_like(const Tensor& self,
 
 // ---- ember.tensor(data) ----------------------------------------------------------------------
 
-enum class Kind { None, Bool, Int, Float };  // widening order
+enum class Kind { None, Bool, Int, Float, Complex };  // widening order
 
 bool is_sequence(nb::handle h) { return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()); }
 
@@ -53,8 +53,12 @@ void infer(nb::handle h, size_t depth, DimVector& shape, Kind& kind, bool& seen)
                       "[tensor] only one-element tensors can be elements of the "
                       "data, got one of shape ",
                       t.sizes());
-    return widen(t.is_floating_point() ? Kind::Float : t.dtype() == kBool ? Kind::Bool : Kind::Int);
+    return widen(is_complex(t.dtype())   ? Kind::Complex
+                 : t.is_floating_point() ? Kind::Float
+                 : t.dtype() == kBool    ? Kind::Bool
+                                         : Kind::Int);
   }
+  if (PyComplex_Check(o)) return widen(Kind::Complex);
   if (PyFloat_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float)) {
     return widen(Kind::Float);
   }
@@ -94,7 +98,7 @@ Tensor tensor_from_data(nb::handle data,
     return t;
   }
   if (!is_sequence(data) && !PyBool_Check(data.ptr()) && !PyLong_Check(data.ptr()) &&
-      !PyFloat_Check(data.ptr())) {
+      !PyFloat_Check(data.ptr()) && !PyComplex_Check(data.ptr())) {
     // NumPy arrays and anything else with the buffer protocol or DLPack: a copy.
     nb::object asarray = nb::module_::import_("ember").attr("from_dlpack");
     Tensor t = clone(nb::cast<Tensor>(asarray(data)), MemoryFormat::Contiguous);
@@ -109,12 +113,13 @@ Tensor tensor_from_data(nb::handle data,
   bool seen = false;
   infer(fast, 0, shape, kind, seen);
   // No numbers at all (empty lists): the default float dtype, as PyTorch.
-  const DType natural = kind == Kind::Bool  ? kBool
-                        : kind == Kind::Int ? kInt64
-                                            : get_default_dtype();
+  const DType natural = kind == Kind::Bool      ? kBool
+                        : kind == Kind::Int     ? kInt64
+                        : kind == Kind::Complex ? to_complex_dtype(get_default_dtype())
+                                                : get_default_dtype();
   const DType dt = dtype.value_or(natural);
   Tensor t = empty(shape, TensorOptions(dt));
-  dispatch_dtype(dt, "tensor", [&]<class T>() {
+  dispatch_dtype<kAllTypesAndComplex>(dt, "tensor", [&]<class T>() {
     T* p = static_cast<T*>(t.data_ptr());
     fill<T>(fast, p);
   });

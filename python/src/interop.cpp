@@ -37,11 +37,13 @@ DType dtype_from_dlpack(nb::dlpack::dtype d) {
       }
     }
     if (code == Code::Bfloat && d.bits == 16) return kBFloat16;
+    if (code == Code::Complex && d.bits == 64) return kComplex64;
+    if (code == Code::Complex && d.bits == 128) return kComplex128;
   }
   type_error("can't convert an array of DLPack dtype (code " + std::to_string(d.code) + ", " +
              std::to_string(d.bits) + " bits, " + std::to_string(d.lanes) +
              " lanes) to a tensor; ember supports bool, uint8, int8-64, float16, bfloat16, "
-             "float32 and float64");
+             "float32, float64, complex64 and complex128");
 }
 
 nb::dlpack::dtype dlpack_dtype(DType t) {
@@ -56,6 +58,8 @@ nb::dlpack::dtype dlpack_dtype(DType t) {
     code = Code::Int;
   else if (t == kBFloat16)
     code = Code::Bfloat;
+  else if (is_complex(t))
+    code = Code::Complex;
   return nb::dlpack::dtype{uint8_t(code), bits, 1};
 }
 

@@ -13,7 +13,7 @@ nb::object scalar_to_python(const Scalar& s) {
 
 nb::object tolist(const Tensor& t, int64_t dim, int64_t offset) {
   if (dim == t.dim()) {
-    return dispatch_dtype(t.dtype(), "tolist", [&]<class T>() {
+    return dispatch_dtype<kAllTypesAndComplex>(t.dtype(), "tolist", [&]<class T>() {
       return scalar_to_python(Scalar(static_cast<const T*>(t.data_ptr())[offset]));
     });
   }

@@ -21,6 +21,14 @@ void init_types(nb::module_& m) {
       nb::class_<DTypeObject>(m, "dtype")
           .def_prop_ro("is_floating_point",
                        [](const DTypeObject& d) { return is_floating(d.value); })
+          .def_prop_ro("is_complex", [](const DTypeObject& d) { return is_complex(d.value); })
+          .def_prop_ro("to_real", [](const DTypeObject& d) { return to_real_dtype(d.value); })
+          .def_prop_ro("to_complex",
+                       [](const DTypeObject& d) {
+                         EMBER_CHECK(is_differentiable(d.value), "[dtype.to_complex] ", d.value,
+                                     " has no complex counterpart");
+                         return to_complex_dtype(d.value);
+                       })
           .def_prop_ro("is_signed", [](const DTypeObject& d) { return is_signed(d.value); })
           .def_prop_ro("itemsize", [](const DTypeObject& d) { return itemsize(d.value); })
           .def("__repr__",
@@ -34,6 +42,8 @@ void init_types(nb::module_& m) {
   m.attr("short") = dtype_object(kInt16);
   m.attr("int") = dtype_object(kInt32);
   m.attr("long") = dtype_object(kInt64);
+  m.attr("cfloat") = dtype_object(kComplex64);
+  m.attr("cdouble") = dtype_object(kComplex128);
   m.def("promote_types", &promote_types, nb::arg("type1"), nb::arg("type2"));
 
   // ember.contiguous_format, ember.channels_last, ... as PyTorch's torch.memory_format values.

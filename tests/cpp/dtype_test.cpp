@@ -14,22 +14,32 @@ namespace {
 
 using namespace ember;  // the kFloat32... constants make the tables readable
 
-// Copied from torch.promote_types over all pairs, in enum order (bool ... float64).
-constexpr DType kPromoteTable[10][10] = {
-    {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64},
-    {kUInt8, kUInt8, kInt16, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64},
-    {kInt8, kInt16, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64},
-    {kInt16, kInt16, kInt16, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64},
-    {kInt32, kInt32, kInt32, kInt32, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64},
-    {kInt64, kInt64, kInt64, kInt64, kInt64, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64},
+// Copied from torch.promote_types over all pairs, in enum order (bool ... complex128).
+constexpr DType kPromoteTable[12][12] = {
+    {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64,
+     kComplex64, kComplex128},
+    {kUInt8, kUInt8, kInt16, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64,
+     kComplex64, kComplex128},
+    {kInt8, kInt16, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64,
+     kComplex64, kComplex128},
+    {kInt16, kInt16, kInt16, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64,
+     kComplex64, kComplex128},
+    {kInt32, kInt32, kInt32, kInt32, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64,
+     kComplex64, kComplex128},
+    {kInt64, kInt64, kInt64, kInt64, kInt64, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64,
+     kComplex64, kComplex128},
     {kFloat16, kFloat16, kFloat16, kFloat16, kFloat16, kFloat16, kFloat16, kFloat32, kFloat32,
-     kFloat64},
+     kFloat64, kComplex64, kComplex128},
     {kBFloat16, kBFloat16, kBFloat16, kBFloat16, kBFloat16, kBFloat16, kFloat32, kBFloat16,
-     kFloat32, kFloat64},
+     kFloat32, kFloat64, kComplex64, kComplex128},
     {kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kFloat32,
-     kFloat64},
+     kFloat64, kComplex64, kComplex128},
     {kFloat64, kFloat64, kFloat64, kFloat64, kFloat64, kFloat64, kFloat64, kFloat64, kFloat64,
-     kFloat64},
+     kFloat64, kComplex128, kComplex128},
+    {kComplex64, kComplex64, kComplex64, kComplex64, kComplex64, kComplex64, kComplex64, kComplex64,
+     kComplex64, kComplex128, kComplex64, kComplex128},
+    {kComplex128, kComplex128, kComplex128, kComplex128, kComplex128, kComplex128, kComplex128,
+     kComplex128, kComplex128, kComplex128, kComplex128, kComplex128},
 };
 
 TEST(PromoteTypes, NamedCases) {

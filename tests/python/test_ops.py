@@ -12,7 +12,17 @@ from conftest import rng_for
 
 import ember
 from ember.testing import op_db
-from ember.testing.op_db import ALL, FLOATING, NUMPY_DTYPE, OP_DB, OPS, rounded, to_numpy, to_tensor
+from ember.testing.op_db import (
+    ALL,
+    COMPLEX,
+    FLOATING,
+    NUMPY_DTYPE,
+    OP_DB,
+    OPS,
+    rounded,
+    to_numpy,
+    to_tensor,
+)
 from ember.testing.op_db.spec import Fixed
 
 # |actual - expected| <= atol + rtol * |expected|, per output dtype.
@@ -21,7 +31,14 @@ TOL = {
     ember.bfloat16: (1.6e-2, 1e-2),
     ember.float32: (1e-5, 1e-6),
     ember.float64: (1e-10, 1e-12),
+    ember.complex64: (1e-5, 1e-6),
+    ember.complex128: (1e-10, 1e-12),
 }
+
+
+def inexact(t) -> bool:
+    """Compared with a tolerance: floating and complex results."""
+    return t.is_floating_point() or t.is_complex()
 
 
 def tensor_kwargs(sample, dtype):
@@ -65,7 +82,7 @@ def assert_matches(actual, expected, desc, tol=None):
             ember.from_numpy(np.ascontiguousarray(want.astype(np.float32))).to(ember.bfloat16)
         )
     want = want.astype(got.dtype)
-    if actual.is_floating_point():
+    if inexact(actual):
         rtol, atol = (tol or {}).get(actual.dtype, TOL[actual.dtype])
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=desc)
     else:
@@ -111,7 +128,7 @@ def test_noncontiguous_inputs_agree(spec, dtype):
         got = outputs(call(spec, sample, dtype, noncontiguous=True))
         for g, w in zip(got, want):
             assert tuple(g.shape) == tuple(w.shape), desc
-            if g.is_floating_point():
+            if inexact(g):
                 rtol, atol = (spec.tol or {}).get(g.dtype, TOL[g.dtype])
                 np.testing.assert_allclose(
                     to_numpy(g), to_numpy(w), rtol=rtol, atol=atol, equal_nan=True, err_msg=desc
@@ -122,7 +139,7 @@ def test_noncontiguous_inputs_agree(spec, dtype):
 
 @pytest.mark.parametrize("spec", OPS, ids=lambda s: s.name)
 def test_undeclared_dtypes_raise(spec):
-    for dtype in ALL:
+    for dtype in ALL + COMPLEX:
         if dtype in spec.dtypes:
             continue
         rng = rng_for(spec.name)
@@ -133,7 +150,9 @@ def test_undeclared_dtypes_raise(spec):
         assert spec.name.rstrip("_") in text or "dtype" in text or "type" in text, text
 
 
-@pytest.mark.parametrize("spec", [s for s in OPS if s.grad], ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "spec", [s for s in OPS if s.grad and ember.float64 in s.dtypes], ids=lambda s: s.name
+)
 def test_gradients_match_finite_differences(spec):
     rng = rng_for(spec.name + "grad")
     for sample in spec.samples(ember.float64, rng):
@@ -149,6 +168,70 @@ def test_gradients_match_finite_differences(spec):
             return spec.op(*xs, **tensor_kwargs(sample, ember.float64))
 
         assert ember.autograd.gradcheck(fn, tuple(args)), f"{spec.name}({sample.desc})"
+
+
+def complex_gradcheck(fn, args, eps=1e-6, rtol=1e-5, atol=1e-7):
+    """PyTorch's convention checked by central differences: for L = sum Re(conj(v) * out) over
+    the outputs with random v, the gradient of an input z = x + iy is dL/dx + i dL/dy (dL/dx
+    for a real input)."""
+    rng = np.random.default_rng(0)
+    inputs = [a for a in args if isinstance(a, ember.Tensor) and a.requires_grad]
+    outs = outputs(fn(*args))
+    vs = []
+    for o in outs:
+        v = rng.standard_normal(tuple(o.shape))
+        if o.is_complex():
+            v = v + 1j * rng.standard_normal(tuple(o.shape))
+        vs.append(ember.from_numpy(np.asarray(v, dtype=np.complex128 if o.is_complex() else None)))
+    vs = [v.to(o.dtype) for v, o in zip(vs, outs)]
+    analytic = ember.autograd.grad(list(outs), inputs, grad_outputs=vs, allow_unused=True)
+
+    def loss(values):
+        with ember.no_grad():
+            call_args = [values.get(id(a), a) for a in args]
+            res = outputs(fn(*call_args))
+            return sum(
+                float(np.real(np.sum(np.conj(to_numpy(v)) * to_numpy(r)))) for v, r in zip(vs, res)
+            )
+
+    for t, g in zip(inputs, analytic):
+        base = to_numpy(t)
+        want = np.zeros(base.shape, dtype=np.complex128 if t.is_complex() else np.float64)
+        for idx in np.ndindex(base.shape):
+            for step in (1.0, 1j) if t.is_complex() else (1.0,):
+                hi, lo = base.copy(), base.copy()
+                hi[idx] += eps * step
+                lo[idx] -= eps * step
+                d = (loss({id(t): ember.from_numpy(hi).to(t.dtype)})
+                     - loss({id(t): ember.from_numpy(lo).to(t.dtype)})) / (2 * eps)  # fmt: skip
+                want[idx] += d * (1j if step == 1j else 1.0)
+        got = np.zeros_like(want) if g is None else to_numpy(g)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    return True
+
+
+@pytest.mark.parametrize(
+    "spec", [s for s in OPS if s.grad and ember.complex128 in s.dtypes], ids=lambda s: s.name
+)
+def test_complex_gradients_match_finite_differences(spec):
+    """The gradients of the ops that take complex tensors, in complex128."""
+    rng = rng_for(spec.name + "cgrad")
+    checked = 0
+    for sample in spec.samples(ember.complex128, rng):
+        arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
+        if not sample.grad or not arrays or sum(a.size for a in arrays) > 60:
+            continue
+        args = [to_tensor(a, ember.complex128) for a in sample.args]
+        for a in args:
+            if isinstance(a, ember.Tensor) and a.is_complex():
+                a.requires_grad_(True)
+
+        def fn(*xs, sample=sample):
+            return spec.op(*xs, **tensor_kwargs(sample, ember.complex128))
+
+        assert complex_gradcheck(fn, args), f"{spec.name}({sample.desc})"
+        checked += 1
+    assert checked > 0, f"{spec.name}: no sample small enough for the complex gradient check"
 
 
 @pytest.mark.parametrize("spec", [s for s in OPS if s.gradgrad], ids=lambda s: s.name)

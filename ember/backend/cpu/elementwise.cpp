@@ -101,8 +101,8 @@ void param_unary_kernel(const Tensor& out, const Tensor& in, const Scalar* p) {
 
 template <class F>
 void predicate_kernel(const Tensor& out, const Tensor& in) {
-  dispatch_dtype(in.dtype(), "predicate kernel",
-                 [&]<class T>() { run_unary<bool, T>(out, in, F()); });
+  dispatch_dtype<kAllTypesAndComplex>(in.dtype(), "predicate kernel",
+                                      [&]<class T>() { run_unary<bool, T>(out, in, F()); });
 }
 
 template <class F, DTypeSet Types, int Op = -1>
@@ -113,7 +113,7 @@ void binary_kernel(const Tensor& out, const Operand& a, const Operand& b) {
 }
 
 void where_kernel(const Tensor& out, const Tensor& cond, const Operand& a, const Operand& b) {
-  dispatch_dtype(out.dtype(), "where", [&]<class T>() {
+  dispatch_dtype<kAllTypesAndComplex>(out.dtype(), "where", [&]<class T>() {
     T sa{}, sb{};
     ElementwiseIter it;
     it.add_output(out);
@@ -264,8 +264,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
     return;
   }
   if (dst.dtype() == src.dtype() && dst.numel() >= 4096 && copy_transposed(dst, src)) return;
-  dispatch_dtype(dst.dtype(), "copy", [&]<class D>() {
-    dispatch_dtype(src.dtype(), "copy", [&]<class S>() {
+  dispatch_dtype<kAllTypesAndComplex>(dst.dtype(), "copy", [&]<class D>() {
+    dispatch_dtype<kAllTypesAndComplex>(src.dtype(), "copy", [&]<class S>() {
       run_unary<D, S>(dst, src, [](opmath_t<S> v) { return convert<D>(v); });
     });
   });
@@ -273,7 +273,7 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
 
 void fill_kernel(const Tensor& dst, const Scalar& value) {
   if (dst.numel() == 0) return;
-  dispatch_dtype(dst.dtype(), "fill", [&]<class T>() {
+  dispatch_dtype<kAllTypesAndComplex>(dst.dtype(), "fill", [&]<class T>() {
     const T v = value.to<T>();
     if (dst.is_non_overlapping_and_dense()) {
       T* p = static_cast<T*>(dst.data_ptr());
@@ -303,8 +303,9 @@ void register_elementwise(KernelTable& t) {
   t.elementwise.binary[int(BinaryOp::name)] = &binary_kernel<math::F, dtypes, int(BinaryOp::name)>;
   EMBER_BINARY_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
-#define EMBER_REGISTER(name, F) \
-  t.elementwise.compare[int(CompareOp::name)] = &binary_kernel<math::F, kAllTypes>;
+#define EMBER_REGISTER(name, F)                 \
+  t.elementwise.compare[int(CompareOp::name)] = \
+      &binary_kernel<math::F, compare_dtypes(CompareOp::name)>;
   EMBER_COMPARE_OPS(EMBER_REGISTER)
 #undef EMBER_REGISTER
 #define EMBER_REGISTER(name, F, dtypes, ...)           \

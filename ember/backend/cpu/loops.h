@@ -21,6 +21,8 @@ inline D convert(S v) {
     return v;
   } else if constexpr (std::is_same_v<D, bool>) {
     return static_cast<opmath_t<S>>(v) != opmath_t<S>(0);
+  } else if constexpr (is_std_complex<S> && !is_std_complex<D>) {
+    return convert<D>(v.real());  // complex to real keeps the real part, as PyTorch's casts
   } else {
     return D(static_cast<opmath_t<D>>(static_cast<opmath_t<S>>(v)));
   }

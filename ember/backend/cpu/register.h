@@ -14,6 +14,7 @@ void register_linalg_factor(KernelTable& t);
 void register_indexing(KernelTable& t);
 void register_sort(KernelTable& t);
 void register_scan(KernelTable& t);
+void register_complex(KernelTable& t);
 void register_nn_conv(KernelTable& t);
 void register_nn_pool(KernelTable& t);
 void register_nn_resample(KernelTable& t);

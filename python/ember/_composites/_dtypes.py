@@ -7,3 +7,4 @@ INTEGRAL = [_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64]
 NUMERIC = INTEGRAL + FLOATING
 ALL = [_C.bool] + NUMERIC
 FLOAT32_64 = [_C.float32, _C.float64]
+COMPLEX = [_C.complex64, _C.complex128]

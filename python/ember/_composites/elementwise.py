@@ -4,7 +4,7 @@ import math
 
 from ember import _C
 from ember._composite import composite
-from ember._composites._dtypes import ALL, FLOATING, INTEGRAL, NUMERIC
+from ember._composites._dtypes import ALL, COMPLEX, FLOATING, INTEGRAL, NUMERIC
 
 Tensor = _C.Tensor
 
@@ -88,10 +88,10 @@ def clamp_max(input, max):
     return _C.clamp(input, max=max)
 
 
-@composite("elementwise", ALL, method=True, differentiable=False, inplace_dtypes=ALL)
+@composite("elementwise", ALL + COMPLEX, method=True, inplace_dtypes=ALL + COMPLEX)
 def sgn(input):
-    """The sign; for real tensors the same as sign."""
-    return _C.sign(input)
+    """z / |z| (0 at 0) for complex tensors, with its gradient; sign for real ones."""
+    return _C._sgn(input)
 
 
 @composite("elementwise", ALL, method=True, differentiable=False)
@@ -205,14 +205,6 @@ class _Frexp(tuple):
 
     mantissa = property(lambda self: self[0])
     exponent = property(lambda self: self[1])
-
-
-@composite("elementwise", ALL, method=True)
-def angle(input):
-    """The argument of a real number: 0 for x >= 0, pi for x < 0, NaN for NaN (gradient 0)."""
-    x = _float_of(input)
-    out = _C.where(x < 0, _C.full_like(x, math.pi), _C.zeros_like(x))
-    return _C.where(_C.isnan(x), x, out) + 0 * x
 
 
 # ---- special functions (torch.special; the kernels are lgamma, digamma, polygamma, i0, ...) --

@@ -4,7 +4,7 @@ import itertools
 
 from ember import _C
 from ember._composite import composite
-from ember._composites._dtypes import ALL
+from ember._composites._dtypes import ALL, COMPLEX
 
 Tensor = _C.Tensor
 
@@ -28,19 +28,19 @@ def _atleast(args, nd, name, grow):
     return out[0] if len(args) == 1 and isinstance(args[0], Tensor) else tuple(out)
 
 
-@composite("shape", ALL)
+@composite("shape", ALL + COMPLEX)
 def atleast_1d(*tensors):
     """Each tensor with at least one dimension (a 0-d one becomes shape [1])."""
     return _atleast(tensors, 1, "atleast_1d", lambda t: t.reshape(1))
 
 
-@composite("shape", ALL)
+@composite("shape", ALL + COMPLEX)
 def atleast_2d(*tensors):
     """Each tensor with at least two dimensions, new ones in front, as NumPy's atleast_2d."""
     return _atleast(tensors, 2, "atleast_2d", lambda t: t.unsqueeze(0))
 
 
-@composite("shape", ALL)
+@composite("shape", ALL + COMPLEX)
 def atleast_3d(*tensors):
     """At least three dimensions: [n] becomes [1, n, 1] and [m, n] becomes [m, n, 1]."""
 
@@ -54,7 +54,7 @@ def atleast_3d(*tensors):
     return _atleast(tensors, 3, "atleast_3d", grow)
 
 
-@composite("shape", ALL)
+@composite("shape", ALL + COMPLEX)
 def column_stack(tensors):
     """The tensors as columns: 0-d and 1-d ones become [n, 1], then hstack."""
     ts = [t.reshape(-1, 1) if t.dim() <= 1 else t for t in _tensors((tensors,), "column_stack")]
@@ -67,7 +67,7 @@ def _split_at(input, indices_or_sections, dim, name):
     return tensor_split(input, indices_or_sections, dim)
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def tensor_split(input, indices_or_sections, dim=0):
     """Views of input along dim: n nearly equal parts (the first size % n one longer), or the
     parts between the given indices, as NumPy's array_split."""
@@ -114,29 +114,29 @@ def _np_split(input, sections, dim, name, min_dim):
     return tensor_split(input, sections, dim)
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def hsplit(input, indices_or_sections):
     """Split along dim 1 (dim 0 for 1-d input) into equal parts or at indices."""
     return _np_split(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit", 1)
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def vsplit(input, indices_or_sections):
     return _np_split(input, indices_or_sections, 0, "vsplit", 2)
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def dsplit(input, indices_or_sections):
     return _np_split(input, indices_or_sections, 2, "dsplit", 3)
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def ravel(input):
     """input flattened to 1-d: a view where the layout allows, else a copy."""
     return input.reshape(-1)
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def rot90(input, k=1, dims=(0, 1)):
     """Rotation by 90 degrees k times in the plane of dims, from the first towards the second."""
     if len(dims) != 2:
@@ -156,7 +156,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return input.clone()
 
 
-@composite("shape", ALL)
+@composite("shape", ALL + COMPLEX)
 def block_diag(*tensors):
     """The tensors (0-d, 1-d as a row, or 2-d) along the diagonal of a zero matrix."""
     mats = []
@@ -185,7 +185,7 @@ def block_diag(*tensors):
     return _C.cat(pieces, 0) if pieces else out
 
 
-@composite("shape", ALL)
+@composite("shape", ALL + COMPLEX)
 def cartesian_prod(*tensors):
     """Every combination of one element of each 1-d tensor, as rows (1-d for one tensor)."""
     ts = _tensors(tensors, "cartesian_prod")
@@ -198,7 +198,7 @@ def cartesian_prod(*tensors):
     return _C.stack([g.reshape(-1) for g in grids], 1)
 
 
-@composite("shape", ALL)
+@composite("shape", ALL + COMPLEX)
 def combinations(input, r=2, with_replacement=False):
     """The r-length combinations of a 1-d tensor's elements, as rows (itertools' order)."""
     if input.dim() != 1:
@@ -214,12 +214,12 @@ def combinations(input, r=2, with_replacement=False):
     return input[_C.tensor(idx, dtype=_C.int64, device=input.device)]
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def diagflat(input, offset=0):
     """A 2-d tensor with input's elements, flattened, on diagonal `offset`."""
     return _C.diag(input.reshape(-1), offset)
 
 
-@composite("shape", ALL, method=True)
+@composite("shape", ALL + COMPLEX, method=True)
 def swapdims(input, dim0, dim1):
     return input.transpose(dim0, dim1)

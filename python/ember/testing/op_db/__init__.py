@@ -18,6 +18,7 @@ import ember
 # What the tests import from ember.testing.op_db.
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     NUMPY_DTYPE,
     OpSpec,
@@ -38,6 +39,7 @@ OP_DB = {spec.name: spec for spec in OPS}
 
 __all__ = [
     "ALL",
+    "COMPLEX",
     "FLOATING",
     "NUMPY_DTYPE",
     "OPS",

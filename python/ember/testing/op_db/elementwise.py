@@ -18,6 +18,7 @@ import scipy.special as sp
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     INTEGRAL,
     NUMERIC,
@@ -52,11 +53,19 @@ _erfinv = np.vectorize(_erfinv_scalar, otypes=[np.float64])
 
 def as_float(f):
     """A ref for ops that compute in floating point whatever the input (ints and bools too)."""
-    return lambda x: f(np.asarray(x, dtype=np.float64))
+    return lambda x: f(np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64))
 
 
 def np_sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
+
+
+def np_sgn(x):
+    """z / |z| (0 at 0) for complex arrays, the sign for real ones."""
+    if np.iscomplexobj(x):
+        r = np.abs(x)
+        return np.where(r == 0, 0, x / np.where(r == 0, 1, r))
+    return np_sign(x)
 
 
 def np_sign(x):
@@ -66,7 +75,7 @@ def np_sign(x):
 
 def np_true_divide(a, b):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.true_divide(np.asarray(a, dtype=np.float64), b)
+        return np.true_divide(np.asarray(a, dtype=np.result_type(a, b, np.float64)), b)
 
 
 def np_pow(a, b):
@@ -198,11 +207,13 @@ def broadcast_error(fn, name):
 
 
 def _compare(name, ref):
+    # eq, ne and the logical ops compare complex numbers too; the orderings do not.
+    ordering = name in ("lt", "le", "gt", "ge")
     return OpSpec(
         name,
         getattr(ember, name),
         ref,
-        ALL,
+        ALL if ordering else ALL + COMPLEX,
         binary_samples(scalars=(1, 0.5)),
         grad=False,
         errors=broadcast_error(getattr(ember, name), name),
@@ -252,23 +263,25 @@ def _with_kwargs(name, ref, dtypes, kwargs_list, low=-3.0, high=3.0, **kw):
 
 
 def _predicate(name, ref):
-    return OpSpec(name, getattr(ember, name), ref, ALL, special_values_samples, grad=False)
+    return OpSpec(
+        name, getattr(ember, name), ref, ALL + COMPLEX, special_values_samples, grad=False
+    )
 
 
 # ---- the records ---------------------------------------------------------------------------
 
 UNARY = [
-    _unary("neg", np.negative, NUMERIC),
-    _unary("abs", np.abs, NUMERIC, away=True),
+    _unary("neg", np.negative, NUMERIC + COMPLEX),
+    _unary("abs", np.abs, NUMERIC + COMPLEX, away=True),
     # No gradcheck (sign is flat but at 0), yet gradgrad as the record always had: all zeros.
     _unary("sign", np_sign, ALL, grad=False, gradgrad=True),
-    _unary("exp", as_float(np.exp), ALL),
-    _unary("log", as_float(np.log), ALL, low=0.1, high=4.0),
-    _unary("sqrt", as_float(np.sqrt), ALL, low=0.1, high=4.0),
-    _unary("tanh", as_float(np.tanh), ALL),
-    _unary("sigmoid", as_float(np_sigmoid), ALL),
+    _unary("exp", as_float(np.exp), ALL + COMPLEX),
+    _unary("log", as_float(np.log), ALL + COMPLEX, low=0.1, high=4.0),
+    _unary("sqrt", as_float(np.sqrt), ALL + COMPLEX, low=0.1, high=4.0),
+    _unary("tanh", as_float(np.tanh), ALL + COMPLEX),
+    _unary("sigmoid", as_float(np_sigmoid), ALL + COMPLEX),
     _unary("relu", lambda x: np.maximum(x, 0), NUMERIC, away=True),
-    _unary("square", np.square, NUMERIC),
+    _unary("square", np.square, NUMERIC + COMPLEX),
     _unary("floor", np.floor, NUMERIC),
     _unary("ceil", np.ceil, NUMERIC),
     _unary("trunc", np.trunc, NUMERIC),
@@ -277,21 +290,21 @@ UNARY = [
     _unary("exp2", as_float(np.exp2), ALL),
     _unary("expm1", as_float(np.expm1), ALL),
     _unary("log2", as_float(np.log2), ALL, low=0.1, high=4.0),
-    _unary("log10", as_float(np.log10), ALL, low=0.1, high=4.0),
+    _unary("log10", as_float(np.log10), ALL + COMPLEX, low=0.1, high=4.0),
     _unary("log1p", as_float(np.log1p), ALL, low=-0.9, high=4.0),
-    _unary("rsqrt", as_float(lambda x: 1 / np.sqrt(x)), ALL, low=0.2, high=4.0),
-    _unary("reciprocal", as_float(np.reciprocal), ALL, away=True),
-    _unary("sin", as_float(np.sin), ALL),
-    _unary("cos", as_float(np.cos), ALL),
-    _unary("tan", as_float(np.tan), ALL, low=-1.2, high=1.2),
-    _unary("asin", as_float(np.arcsin), ALL, low=-0.9, high=0.9),
-    _unary("acos", as_float(np.arccos), ALL, low=-0.9, high=0.9),
-    _unary("atan", as_float(np.arctan), ALL),
-    _unary("sinh", as_float(np.sinh), ALL),
-    _unary("cosh", as_float(np.cosh), ALL),
-    _unary("asinh", as_float(np.arcsinh), ALL),
-    _unary("acosh", as_float(np.arccosh), ALL, low=1.2, high=4.0),
-    _unary("atanh", as_float(np.arctanh), ALL, low=-0.9, high=0.9),
+    _unary("rsqrt", as_float(lambda x: 1 / np.sqrt(x)), ALL + COMPLEX, low=0.2, high=4.0),
+    _unary("reciprocal", as_float(np.reciprocal), ALL + COMPLEX, away=True),
+    _unary("sin", as_float(np.sin), ALL + COMPLEX),
+    _unary("cos", as_float(np.cos), ALL + COMPLEX),
+    _unary("tan", as_float(np.tan), ALL + COMPLEX, low=-1.2, high=1.2),
+    _unary("asin", as_float(np.arcsin), ALL + COMPLEX, low=-0.9, high=0.9),
+    _unary("acos", as_float(np.arccos), ALL + COMPLEX, low=-0.9, high=0.9),
+    _unary("atan", as_float(np.arctan), ALL + COMPLEX),
+    _unary("sinh", as_float(np.sinh), ALL + COMPLEX),
+    _unary("cosh", as_float(np.cosh), ALL + COMPLEX),
+    _unary("asinh", as_float(np.arcsinh), ALL + COMPLEX),
+    _unary("acosh", as_float(np.arccosh), ALL + COMPLEX, low=1.2, high=4.0),
+    _unary("atanh", as_float(np.arctanh), ALL + COMPLEX, low=-0.9, high=0.9),
     _unary("erf", as_float(_erf), ALL, low=-2.0, high=2.0),
     _unary("erfc", as_float(_erfc), ALL, low=-2.0, high=2.0),
     _unary("erfinv", as_float(_erfinv), ALL, low=-0.9, high=0.9),
@@ -482,7 +495,7 @@ LOGICAL = [
         lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: np.isclose(
             a, b, rtol=rtol, atol=atol, equal_nan=equal_nan
         ),
-        ALL,
+        ALL + COMPLEX,
         _isclose_samples,
         grad=False,
         errors=_same_dtype_error("isclose"),
@@ -493,7 +506,7 @@ LOGICAL = [
         lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: np.allclose(
             a, b, rtol=rtol, atol=atol, equal_nan=equal_nan
         ),
-        ALL,
+        ALL + COMPLEX,
         _isclose_samples,
         grad=False,
         errors=_same_dtype_error("allclose"),
@@ -503,7 +516,7 @@ LOGICAL = [
         "equal",
         lambda a, b: ember.tensor(ember.equal(a, b)),
         lambda a, b: np.array_equal(a, b),
-        ALL,
+        ALL + COMPLEX,
         lambda dtype, rng: [
             Sample(s.args, desc=s.desc, grad=False) for s in _isclose_samples(dtype, rng)
         ],
@@ -563,7 +576,7 @@ COMBINED = [
            _ternary_samples(scalar_weight=(0.25, 0.75, 1.0)), gradgrad=True,
            errors=lambda: [ErrorSample(_lerp_dtype_mismatch, RuntimeError, "expected", "end")]),
     OpSpec("addcmul", lambda a, b, c, **kw: ember.addcmul(a, b, c, **kw),
-           lambda a, b, c, value=1: a + value * b * c, NUMERIC,
+           lambda a, b, c, value=1: a + value * b * c, NUMERIC + COMPLEX,
            _with_value(_ternary_samples(), 0.5), gradgrad=True),
     OpSpec("addcdiv", lambda a, b, c, **kw: ember.addcdiv(a, b, c, **kw),
            lambda a, b, c, value=1: a + value * b / c, FLOATING,
@@ -595,11 +608,13 @@ def _inplace_ternary(spec):
 
 
 ARITHMETIC = [
-    _binary("add", np.add, ALL),
-    _binary("sub", np.subtract, NUMERIC),
-    _binary("mul", np.multiply, ALL),
-    _binary("div", np_true_divide, ALL, b_away_from_zero=True, b_low=0.5, b_high=3.0),
-    _binary("pow", np_pow, NUMERIC, low=0.5, high=2.0, b_low=0, b_high=3, scalars=(2, 0.5)),
+    _binary("add", np.add, ALL + COMPLEX),
+    _binary("sub", np.subtract, NUMERIC + COMPLEX),
+    _binary("mul", np.multiply, ALL + COMPLEX),
+    _binary("div", np_true_divide, ALL + COMPLEX, b_away_from_zero=True, b_low=0.5, b_high=3.0),
+    _binary(
+        "pow", np_pow, NUMERIC + COMPLEX, low=0.5, high=2.0, b_low=0, b_high=3, scalars=(2, 0.5)
+    ),
 ]
 
 COMPARE = [
@@ -636,7 +651,7 @@ OTHER = [
         "where",
         ember.where,
         lambda c, a, b: np.where(c, a, b),
-        ALL,
+        ALL + COMPLEX,
         _where_samples,
         errors=lambda: [
             ErrorSample(
@@ -657,21 +672,21 @@ OTHER = [
         "zero_",
         lambda x: x.clone().zero_(),
         lambda x: np.zeros_like(x),
-        ALL,
+        ALL + COMPLEX,
         unary_samples(),
     ),
     OpSpec(
         "fill_",
         lambda x: x.clone().fill_(1),
         lambda x: np.ones_like(x),
-        ALL,
+        ALL + COMPLEX,
         unary_samples(),
     ),
     OpSpec(
         "copy_",
         lambda x, y: x.clone().copy_(y),
         lambda x, y: np.broadcast_to(y, x.shape),
-        ALL,
+        ALL + COMPLEX,
         lambda d, r: [
             Sample((make_array((3, 4), d, r), make_array(s, d, r)), desc=f"{s}")
             for s in [(3, 4), (4,), ()]
@@ -830,10 +845,12 @@ def _int_div_error():
 
 # add_, sub_, mul_ and div_ have records of their own (the other in-place forms are derived).
 INPLACE = [
-    _inplace("add_", "add_", np.add, ALL),
-    _inplace("sub_", "sub_", np.subtract, NUMERIC),
-    _inplace("mul_", "mul_", np.multiply, ALL),
-    dataclasses.replace(_inplace("div_", "div_", np_true_divide, FLOATING), errors=_int_div_error),
+    _inplace("add_", "add_", np.add, ALL + COMPLEX),
+    _inplace("sub_", "sub_", np.subtract, NUMERIC + COMPLEX),
+    _inplace("mul_", "mul_", np.multiply, ALL + COMPLEX),
+    dataclasses.replace(
+        _inplace("div_", "div_", np_true_divide, FLOATING + COMPLEX), errors=_int_div_error
+    ),
 ]
 
 
@@ -860,11 +877,10 @@ COMPOSITES = [
         ],
         grad=False,
     ),
-    _unary("angle", as_float(np.angle), ALL),
     _unary("deg2rad", as_float(np.deg2rad), ALL),
     _unary("rad2deg", as_float(np.rad2deg), ALL),
     _unary("sinc", as_float(np.sinc), ALL),
-    _unary("sgn", np_sign, ALL, grad=False),
+    _unary("sgn", np_sgn, ALL + COMPLEX, grad=False),
     _unary("signbit", lambda x: np.signbit(np.asarray(x, dtype=np.float64)), ALL, grad=False),
     _unary("positive", lambda x: x, NUMERIC),
     _unary("isposinf", lambda x: np.isposinf(np.asarray(x, dtype=np.float64)), ALL, grad=False),

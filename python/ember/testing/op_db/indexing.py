@@ -10,6 +10,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     NUMERIC,
     ErrorSample,
@@ -493,7 +494,7 @@ RECORDS = [
         "index_select",
         ember.index_select,
         np_index_select,
-        ALL,
+        ALL + COMPLEX,
         _index_select_samples,
         gradgrad=True,
         errors=lambda: [
@@ -615,7 +616,7 @@ RECORDS = [
         "index_add",
         lambda x, d, i, s, **kw: ember.index_add(x, d, i, s, **kw),
         np_index_add,
-        ALL,
+        ALL + COMPLEX,
         _index_add_samples,
         gradgrad=True,
         errors=lambda: [
@@ -627,12 +628,12 @@ RECORDS = [
             )
         ],
     ),
-    OpSpec("index_add_", _inplace("index_add_"), np_index_add, ALL, _index_add_samples),
+    OpSpec("index_add_", _inplace("index_add_"), np_index_add, ALL + COMPLEX, _index_add_samples),
     OpSpec(
         "index_copy",
         ember.index_copy,
         np_index_copy,
-        ALL,
+        ALL + COMPLEX,
         _index_copy_samples,
         gradgrad=True,
         errors=_bounds_error(
@@ -640,24 +641,28 @@ RECORDS = [
             "index_copy",
         ),
     ),
-    OpSpec("index_copy_", _inplace("index_copy_"), np_index_copy, ALL, _index_copy_samples),
+    OpSpec(
+        "index_copy_", _inplace("index_copy_"), np_index_copy, ALL + COMPLEX, _index_copy_samples
+    ),
     OpSpec(
         "index_fill",
         ember.index_fill,
         np_index_fill,
-        ALL,
+        ALL + COMPLEX,
         _index_fill_samples,
         gradgrad=True,
         errors=_bounds_error(
             lambda: ember.index_fill(ember.ones(3), 0, ember.tensor([-1]), 1), "index_fill"
         ),
     ),
-    OpSpec("index_fill_", _inplace("index_fill_"), np_index_fill, ALL, _index_fill_samples),
+    OpSpec(
+        "index_fill_", _inplace("index_fill_"), np_index_fill, ALL + COMPLEX, _index_fill_samples
+    ),
     OpSpec(
         "masked_fill",
         ember.masked_fill,
         lambda a, m, v: np.where(m, v, a),
-        ALL,
+        ALL + COMPLEX,
         _masked_fill_samples,
         gradgrad=True,
         errors=lambda: [
@@ -679,14 +684,14 @@ RECORDS = [
         "masked_fill_",
         _inplace("masked_fill_"),
         lambda a, m, v: np.where(m, v, a),
-        ALL,
+        ALL + COMPLEX,
         _masked_fill_samples,
     ),
     OpSpec(
         "masked_select",
         ember.masked_select,
         np_masked_select,
-        ALL,
+        ALL + COMPLEX,
         _masked_select_samples,
         gradgrad=True,
     ),
@@ -694,7 +699,7 @@ RECORDS = [
         "masked_scatter",
         ember.masked_scatter,
         np_masked_scatter,
-        ALL,
+        ALL + COMPLEX,
         _masked_scatter_samples,
         gradgrad=True,
         errors=lambda: [
@@ -710,14 +715,14 @@ RECORDS = [
         "masked_scatter_",
         _inplace("masked_scatter_"),
         np_masked_scatter,
-        ALL,
+        ALL + COMPLEX,
         _masked_scatter_samples,
     ),
     OpSpec(
         "take",
         ember.take,
         lambda a, i: np.take(a, i),
-        ALL,
+        ALL + COMPLEX,
         _take_samples,
         gradgrad=True,
         errors=_bounds_error(lambda: ember.take(ember.ones(2, 2), ember.tensor([4])), "take"),
@@ -772,7 +777,7 @@ RECORDS = [
         "index",
         _call_index,
         np_index,
-        ALL,
+        ALL + COMPLEX,
         _index_samples,
         gradgrad=True,
         errors=lambda: [
@@ -784,8 +789,15 @@ RECORDS = [
             ),
         ],
     ),
-    OpSpec("index_put", _call_index_put, np_index_put_ref, ALL, _index_put_samples, gradgrad=True),
-    OpSpec("index_put_", _index_put_inplace, np_index_put_ref, ALL, _index_put_samples),
+    OpSpec(
+        "index_put",
+        _call_index_put,
+        np_index_put_ref,
+        ALL + COMPLEX,
+        _index_put_samples,
+        gradgrad=True,
+    ),
+    OpSpec("index_put_", _index_put_inplace, np_index_put_ref, ALL + COMPLEX, _index_put_samples),
 ]
 
 

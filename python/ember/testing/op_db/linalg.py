@@ -8,6 +8,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     INTEGRAL,
     NUMERIC,
@@ -302,7 +303,7 @@ LINALG = [
         "outer",
         ember.outer,
         np.outer,
-        ALL,
+        ALL + COMPLEX,
         _pairs([((3,), (4,)), ((1,), (2,)), ((0,), (3,))]),
         gradgrad=True,
         errors=lambda: [
@@ -333,7 +334,7 @@ LINALG = [
         "kron",
         ember.kron,
         np.kron,
-        ALL,
+        ALL + COMPLEX,
         _pairs([((2, 3), (3, 2)), ((2,), (2, 3)), ((), (3,)), ((2, 2), ()), ((0, 2), (2, 2))]),
         gradgrad=True,
     ),

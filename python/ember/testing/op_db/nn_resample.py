@@ -14,6 +14,7 @@ import ember
 import ember.nn.functional as F
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     OpSpec,
     Sample,
@@ -413,7 +414,7 @@ RECORDS = [
         "pixel_shuffle",
         lambda x, r: F.pixel_shuffle(x, r),
         np_pixel_shuffle,
-        ALL,
+        ALL + COMPLEX,
         input_cases(((1, 8, 2, 3), (2,), {}), ((2, 1, 9, 2, 2), (3,), {}), ((4, 2, 2), (2,), {})),
         errors=_shuffle_errors,
         gradgrad=True,
@@ -422,7 +423,7 @@ RECORDS = [
         "pixel_unshuffle",
         lambda x, r: F.pixel_unshuffle(x, r),
         np_pixel_unshuffle,
-        ALL,
+        ALL + COMPLEX,
         input_cases(((1, 2, 4, 6), (2,), {}), ((3, 6, 3), (3,), {}), ((1, 1, 2, 4), (2,), {})),
         errors=_unshuffle_errors,
         gradgrad=True,

@@ -8,6 +8,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     ErrorSample,
     OpSpec,
@@ -197,7 +198,7 @@ RECORDS = [
         "sum",
         lambda x, **kw: ember.sum(x, **kw),
         sum_ref,
-        ALL,
+        ALL + COMPLEX,
         reduce_samples,
         gradgrad=True,
         errors=dim_error(lambda x, d: x.sum(d), "sum"),
@@ -206,7 +207,7 @@ RECORDS = [
         "mean",
         lambda x, **kw: ember.mean(x, **kw),
         mean_ref,
-        FLOATING,
+        FLOATING + COMPLEX,
         reduce_samples,
         gradgrad=True,
         errors=lambda: [
@@ -292,7 +293,7 @@ RECORDS = [
         "all",
         lambda x, **kw: ember.all(x, **kw),
         _np_all_any(np.all),
-        ALL,
+        ALL + COMPLEX,
         _logical_reduce_samples(0.97),
         grad=False,
         errors=dim_error(lambda x, d: x.all(d), "all"),
@@ -301,7 +302,7 @@ RECORDS = [
         "any",
         lambda x, **kw: ember.any(x, **kw),
         _np_all_any(np.any),
-        ALL,
+        ALL + COMPLEX,
         _logical_reduce_samples(0.03),
         grad=False,
         errors=dim_error(lambda x, d: x.any(d), "any"),

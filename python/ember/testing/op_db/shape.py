@@ -12,6 +12,7 @@ import ember
 import ember.nn.functional as F
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     Fixed,
     OpSpec,
     Sample,
@@ -178,7 +179,7 @@ def _pad_errors():
 
 def _spec(name, op, ref, samples, errors=None, **kw):
     kw.setdefault("gradgrad", True)
-    return OpSpec(name, op, ref, ALL, samples, errors=errors or (lambda: []), **kw)
+    return OpSpec(name, op, ref, ALL + COMPLEX, samples, errors=errors or (lambda: []), **kw)
 
 
 RECORDS = [
@@ -652,21 +653,21 @@ COMPOSITES = [
         "atleast_1d",
         ember.atleast_1d,
         np.atleast_1d,
-        ALL,
+        ALL + COMPLEX,
         array_cases((((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {})),
     ),
     OpSpec(
         "atleast_2d",
         ember.atleast_2d,
         np.atleast_2d,
-        ALL,
+        ALL + COMPLEX,
         array_cases((((),), (), {}), (((3,),), (), {}), (((2, 3, 1),), (), {})),
     ),
     OpSpec(
         "atleast_3d",
         ember.atleast_3d,
         np.atleast_3d,
-        ALL,
+        ALL + COMPLEX,
         array_cases(
             (((),), (), {}), (((3,),), (), {}), (((2, 3),), (), {}), (((2, 1, 3, 2),), (), {})
         ),
@@ -675,14 +676,14 @@ COMPOSITES = [
         "column_stack",
         lambda a, b: ember.column_stack([a, b]),
         lambda a, b: np.column_stack([a, b]),
-        ALL,
+        ALL + COMPLEX,
         array_cases((((3,), (3,)), (), {}), (((3, 2), (3,)), (), {}), (((), ()), (), {})),
     ),
     OpSpec(
         "tensor_split",
         ember.tensor_split,
         _tuple_of(lambda x, sections, dim=0: np.array_split(x, sections, axis=dim)),
-        ALL,
+        ALL + COMPLEX,
         array_cases(
             (((7,),), (3,), {}),
             (((4, 5),), ([1, 3],), {}),
@@ -694,25 +695,35 @@ COMPOSITES = [
         "hsplit",
         ember.hsplit,
         _tuple_of(np.hsplit),
-        ALL,
+        ALL + COMPLEX,
         array_cases((((4, 6),), (3,), {}), (((6,),), ([1, 4],), {})),
     ),
-    OpSpec("vsplit", ember.vsplit, _tuple_of(np.vsplit), ALL, array_cases((((4, 3),), (2,), {}))),
     OpSpec(
-        "dsplit", ember.dsplit, _tuple_of(np.dsplit), ALL, array_cases((((2, 3, 4),), ([1],), {}))
+        "vsplit",
+        ember.vsplit,
+        _tuple_of(np.vsplit),
+        ALL + COMPLEX,
+        array_cases((((4, 3),), (2,), {})),
+    ),
+    OpSpec(
+        "dsplit",
+        ember.dsplit,
+        _tuple_of(np.dsplit),
+        ALL + COMPLEX,
+        array_cases((((2, 3, 4),), ([1],), {})),
     ),
     OpSpec(
         "ravel",
         ember.ravel,
         np.ravel,
-        ALL,
+        ALL + COMPLEX,
         array_cases((((2, 3),), (), {}), (((),), (), {}), (((0, 2),), (), {})),
     ),
     OpSpec(
         "rot90",
         ember.rot90,
         lambda x, k=1, dims=(0, 1): np.rot90(x, k, axes=dims),
-        ALL,
+        ALL + COMPLEX,
         array_cases(
             (((2, 3),), (), {}),
             (((2, 3),), (2,), {}),
@@ -725,7 +736,7 @@ COMPOSITES = [
         "block_diag",
         ember.block_diag,
         _np_block_diag,
-        ALL,
+        ALL + COMPLEX,
         array_cases((((2, 2), (1, 3)), (), {}), (((), (2,)), (), {})),
     ),
     OpSpec(
@@ -734,14 +745,14 @@ COMPOSITES = [
         lambda *xs: (
             np.array(list(itertools.product(*xs))).reshape(-1, len(xs)) if len(xs) > 1 else xs[0]
         ),
-        ALL,
+        ALL + COMPLEX,
         array_cases((((2,), (3,)), (), {}), (((3,),), (), {}), (((2,), (1,), (2,)), (), {})),
     ),
     OpSpec(
         "combinations",
         ember.combinations,
         _np_combinations,
-        ALL,
+        ALL + COMPLEX,
         array_cases(
             (((4,),), (), {}), (((4,),), (3,), {}), (((3,),), (2,), {"with_replacement": True})
         ),
@@ -750,10 +761,16 @@ COMPOSITES = [
         "diagflat",
         ember.diagflat,
         np.diagflat,
-        ALL,
+        ALL + COMPLEX,
         array_cases((((3,),), (), {}), (((2, 2),), (1,), {}), (((2,),), (-1,), {})),
     ),
-    OpSpec("swapdims", ember.swapdims, np.swapaxes, ALL, array_cases((((2, 3, 4),), (0, 2), {}))),
+    OpSpec(
+        "swapdims",
+        ember.swapdims,
+        np.swapaxes,
+        ALL + COMPLEX,
+        array_cases((((2, 3, 4),), (0, 2), {})),
+    ),
 ]
 
 

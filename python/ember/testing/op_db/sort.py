@@ -11,6 +11,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     LINES,
     NUMERIC,
@@ -356,7 +357,7 @@ RECORDS = [
         "unique_consecutive",
         lambda x, **kw: ember.unique_consecutive(x, **kw),
         np_unique_consecutive,
-        ALL,
+        ALL + COMPLEX,
         _unique_consecutive_samples,
         grad=False,
         errors=error_list(

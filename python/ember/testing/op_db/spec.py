@@ -33,6 +33,7 @@ ALL = [
     ember.float64,
 ]
 FLOATING = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
+COMPLEX = [ember.complex64, ember.complex128]
 INTEGRAL = [ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64]
 NUMERIC = INTEGRAL + FLOATING
 # The ops with no 16-bit kernels: the recurrent ops and attention.
@@ -48,7 +49,16 @@ NUMPY_DTYPE = {
     ember.float16: np.float16,
     ember.float32: np.float32,
     ember.float64: np.float64,
+    ember.complex64: np.complex64,
+    ember.complex128: np.complex128,
 }
+
+
+def complex_partner(a: np.ndarray) -> np.ndarray:
+    """The complex values a record's real sample stands for in a complex dtype: a + i cos(3a), so
+    that the imaginary parts vary as the real ones do, smoothly (for finite differences)."""
+    a = np.asarray(a, dtype=np.float64)
+    return a + 1j * np.cos(3.0 * a)
 
 
 @dataclasses.dataclass
@@ -122,6 +132,8 @@ def to_tensor(a, dtype, noncontiguous: bool = False):
         return a
     if dtype == ember.bfloat16:
         return to_tensor(a, ember.float32, noncontiguous).to(ember.bfloat16)
+    if dtype in COMPLEX and not np.iscomplexobj(a):
+        a = complex_partner(a)
     arr = np.asarray(a).astype(NUMPY_DTYPE[dtype])
     if not noncontiguous or arr.size <= 1:
         return ember.from_numpy(np.array(arr, order="C")).clone()  # keeps 0-d arrays 0-d
@@ -133,8 +145,10 @@ def to_tensor(a, dtype, noncontiguous: bool = False):
 
 
 def to_numpy(t) -> np.ndarray:
-    """A tensor's values in float64 (floating), int64 (integers) or bool."""
+    """A tensor's values in float64 (floating), complex128 (complex), int64 (integers) or bool."""
     t = t.detach()
+    if t.is_complex():
+        return t.to(ember.complex128).numpy()
     if t.is_floating_point():
         return t.double().numpy()
     if t.dtype == ember.bool:

@@ -10,6 +10,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     NUMERIC,
     REGISTRY_DTYPES,
@@ -186,7 +187,7 @@ RECORDS = [
         "count_nonzero",
         lambda x, **kw: ember.count_nonzero(x, **kw),
         lambda a, dim=None: np.count_nonzero(a, axis=np_axis(dim)),
-        ALL,
+        ALL + COMPLEX,
         lambda dt, rng: [
             Sample(s.args, {k: v for k, v in s.kwargs.items() if k != "keepdim"}, s.desc, False)
             for s in reduce_samples(dt, rng)

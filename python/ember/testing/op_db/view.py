@@ -9,6 +9,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     ErrorSample,
     OpSpec,
     Sample,
@@ -62,7 +63,7 @@ RECORDS = [
         "view",
         lambda x, s: x.view(*s),
         lambda x, s: x.reshape(s),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(
             ((2, 6), (3, 4)), ((2, 6), (-1,)), ((12,), (2, -1, 3)), ((), (1,)), ((0, 3), (3, 0))
         ),
@@ -76,7 +77,7 @@ RECORDS = [
         "reshape",
         lambda x, s: x.reshape(*s),
         lambda x, s: x.reshape(s),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((2, 6), (3, 4)), ((2, 6), (-1,)), ((), ()), ((0, 3), (-1,))),
         errors=lambda: [
             ErrorSample(lambda: ember.ones(6).reshape(-1, -1), RuntimeError, "reshape", "two -1")
@@ -86,7 +87,7 @@ RECORDS = [
         "permute",
         lambda x, d: x.permute(*d),
         lambda x, d: np.transpose(x, d),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((2, 3, 4), (2, 0, 1)), ((2, 3), (1, 0)), ((), ())),
         errors=lambda: [
             ErrorSample(
@@ -98,7 +99,7 @@ RECORDS = [
         "transpose",
         lambda x, a, b: x.transpose(a, b),
         lambda x, a, b: np.swapaxes(x, a, b),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((2, 3, 4), 0, 2), ((2, 3), -1, -2), ((5,), 0, 0)),
         errors=dim_error(lambda x, d: x.transpose(0, d), "transpose"),
     ),
@@ -106,7 +107,7 @@ RECORDS = [
         "t",
         lambda x: x.t(),
         lambda x: x.T,
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((2, 3),), ((4,),), ((),)),
         errors=lambda: [ErrorSample(lambda: ember.ones(2, 2, 2).t(), RuntimeError, "t", "3-d")],
     ),
@@ -114,7 +115,7 @@ RECORDS = [
         "expand",
         lambda x, s: x.expand(*s),
         lambda x, s: np.broadcast_to(x, s),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((3, 1), (3, 4)), ((4,), (2, 4)), ((), (2, 2)), ((1, 3), (0, 3))),
         errors=lambda: [
             ErrorSample(lambda: ember.ones(3).expand(4), RuntimeError, "expand", "size mismatch")
@@ -124,7 +125,7 @@ RECORDS = [
         "squeeze",
         lambda x, *d: x.squeeze(*d),
         lambda x, *d: (np.squeeze(x, d[0]) if x.shape[d[0]] == 1 else x) if d else np.squeeze(x),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((1, 3, 1),), ((1, 3, 1), 0), ((1, 3, 1), 1), ((),)),
         errors=dim_error(lambda x, d: x.squeeze(d), "squeeze"),
     ),
@@ -132,7 +133,7 @@ RECORDS = [
         "unsqueeze",
         lambda x, d: x.unsqueeze(d),
         lambda x, d: np.expand_dims(x, d),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((2, 3), 0), ((2, 3), -1), ((), 0)),
         errors=dim_error(lambda x, d: x.unsqueeze(d), "unsqueeze"),
     ),
@@ -148,7 +149,7 @@ RECORDS = [
             if a
             else x.reshape(-1)
         ),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((2, 3, 4),), ((2, 3, 4), 1, 2), ((),)),
         errors=dim_error(lambda x, d: x.flatten(d), "flatten"),
     ),
@@ -156,7 +157,7 @@ RECORDS = [
         "narrow",
         lambda x, d, s, n: x.narrow(d, s, n),
         lambda x, d, s, n: np.take(x, range(s, s + n), axis=d),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((4, 5), 1, 1, 3), ((4, 5), 0, -2, 2), ((4,), 0, 0, 0)),
         errors=lambda: [
             ErrorSample(lambda: ember.ones(4).narrow(0, 2, 5), RuntimeError, "narrow", "too long")
@@ -166,7 +167,7 @@ RECORDS = [
         "select",
         lambda x, d, i: x.select(d, i),
         lambda x, d, i: np.take(x, i, axis=d),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((4, 5), 1, 2), ((4, 5), 0, -1), ((3,), 0, 1)),
         errors=lambda: [
             ErrorSample(
@@ -178,7 +179,7 @@ RECORDS = [
         "slice",
         lambda x, s: x[s],
         lambda x, s: x[s],
-        ALL,
+        ALL + COMPLEX,
         _view_samples(
             ((10,), slice(1, 8, 3)),
             ((4, 5), (slice(None), slice(1, None, 2))),
@@ -195,18 +196,18 @@ RECORDS = [
         "contiguous",
         lambda x: x.t().contiguous() if x.dim() == 2 else x.contiguous(),
         lambda x: x.T.copy() if x.ndim == 2 else x,
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((3, 4),), ((5,),), ((),)),
     ),
-    OpSpec("clone", lambda x: x.clone(), lambda x: x.copy(), ALL, unary_samples()),
-    OpSpec("detach", lambda x: x.detach(), lambda x: x, ALL, unary_samples(), grad=False),
+    OpSpec("clone", lambda x: x.clone(), lambda x: x.copy(), ALL + COMPLEX, unary_samples()),
+    OpSpec("detach", lambda x: x.detach(), lambda x: x, ALL + COMPLEX, unary_samples(), grad=False),
     OpSpec(
         "to",
         _to_op,
         lambda x, name: x.astype(
             {"float64": np.float64, "int64": np.int64, "bool": np.bool_}[name]
         ),
-        ALL,
+        ALL + COMPLEX,
         lambda d, r: [
             Sample((make_array((3, 4), d, r), n), desc=n, grad=n == "float64")
             for n in ("float64", "int64", "bool")
@@ -216,7 +217,7 @@ RECORDS = [
         "sum_to_size",
         lambda x, s: x.sum_to_size(*s),
         lambda x, s: _np_sum_to_size(x, s),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(((2, 3, 4), (3, 1)), ((3, 4), (3, 4)), ((3, 4), ())),
     ),
     OpSpec(
@@ -225,7 +226,7 @@ RECORDS = [
         lambda x, size, stride, off: np.lib.stride_tricks.as_strided(
             x.reshape(-1)[off:], size, [st * x.itemsize for st in stride]
         ).copy(),
-        ALL,
+        ALL + COMPLEX,
         _view_samples(
             ((4, 5), (3, 3), (5, 1), 1), ((4, 5), (4,), (6,), 0), ((6,), (2, 2), (0, 1), 2)
         ),
@@ -250,7 +251,7 @@ RECORDS = [
         "select_backward",
         lambda g, sizes, dim, index: ember._C._select_backward(g, sizes, dim, index),
         lambda g, sizes, dim, index: _np_select_backward(g, sizes, dim, index),
-        ALL,
+        ALL + COMPLEX,
         lambda d, r: [
             Sample((make_array((3, 5), d, r), (3, 4, 5), 1, 2), desc="(3,4,5) dim 1 index 2"),
             Sample((make_array((), d, r), (4,), 0, -1), desc="(4,) dim 0 index -1"),
@@ -261,7 +262,7 @@ RECORDS = [
         "slice_backward",
         lambda g, sizes, dim, a, b, step: ember._C._slice_backward(g, sizes, dim, a, b, step),
         lambda g, sizes, dim, a, b, step: _np_slice_backward(g, sizes, dim, a, b, step),
-        ALL,
+        ALL + COMPLEX,
         lambda d, r: [
             Sample((make_array((3, 2), d, r), (3, 5), 1, 1, 5, 2), desc="(3,5) dim 1 1:5:2"),
             Sample((make_array((0, 4), d, r), (2, 4), 0, 2, 2, 1), desc="empty slice"),

@@ -9,6 +9,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
@@ -19,9 +20,9 @@ namespace ember {
 namespace {
 
 const OpInfo kLinalgOps[] = {
-    {"mm", OpKind::Linalg, kNumericTypes, true},
-    {"bmm", OpKind::Linalg, kNumericTypes, true},
-    {"matmul", OpKind::Linalg, kNumericTypes, true},
+    {"mm", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"bmm", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"matmul", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
     {"addmm", OpKind::Linalg, kNumericTypes, true},
     {"addbmm", OpKind::Linalg, kNumericTypes, true},
     {"baddbmm", OpKind::Linalg, kNumericTypes, true},
@@ -50,8 +51,8 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
               "] expected both operands on the same device, "
               "got ",
               a.device(), " and ", b.device());
-  EMBER_CHECK_TYPE(kNumericTypes.contains(a.dtype()), "[", op, "] not implemented for dtype ",
-                   a.dtype());
+  EMBER_CHECK_TYPE((kNumericTypes | kComplexTypes).contains(a.dtype()), "[", op,
+                   "] not implemented for dtype ", a.dtype());
 }
 
 // out = a @ b for 3-d operands, through the kernel, without autograd.
@@ -101,11 +102,16 @@ Tensor mm(const Tensor& a, const Tensor& b) {
              // like the weight, where it would otherwise be copied into the weight's layout
              // (AlexNet's step spent 17% of its time in that transposing copy). The same
              // sums either way, so the same values up to rounding; PyTorch does the same.
+             // Complex operands enter conjugated (PyTorch's convention: g @ b^H, a^H @ g).
              TensorList r(2);
-             if (n.next_edges()[0].valid())
-               r[0] = a_cols ? t(mm(sb.unpack(n), t(g[0]))) : mm(g[0], t(sb.unpack(n)));
-             if (n.next_edges()[1].valid())
-               r[1] = b_cols ? t(mm(t(g[0]), sa.unpack(n))) : mm(t(sa.unpack(n)), g[0]);
+             if (n.next_edges()[0].valid()) {
+               const Tensor b = conj(sb.unpack(n));
+               r[0] = a_cols ? t(mm(b, t(g[0]))) : mm(g[0], t(b));
+             }
+             if (n.next_edges()[1].valid()) {
+               const Tensor a = conj(sa.unpack(n));
+               r[1] = b_cols ? t(mm(t(g[0]), a)) : mm(t(a), g[0]);
+             }
              return r;
            });
   }
@@ -126,8 +132,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
            [sa = SavedTensor(b.requires_grad() ? a : Tensor()),
             sb = SavedTensor(a.requires_grad() ? b : Tensor())](TensorList& g, Node& n) {
              TensorList r(2);
-             if (n.next_edges()[0].valid()) r[0] = bmm(g[0], transpose(sb.unpack(n), 1, 2));
-             if (n.next_edges()[1].valid()) r[1] = bmm(transpose(sa.unpack(n), 1, 2), g[0]);
+             if (n.next_edges()[0].valid()) r[0] = bmm(g[0], transpose(conj(sb.unpack(n)), 1, 2));
+             if (n.next_edges()[1].valid()) r[1] = bmm(transpose(conj(sa.unpack(n)), 1, 2), g[0]);
              return r;
            });
   }

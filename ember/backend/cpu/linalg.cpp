@@ -74,10 +74,23 @@ void library_gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out, i
         dnnl_sgemm(la.trans, lb.trans, n, m, k, 1.0f, a.data, la.ld, b.data, lb.ld, 0.0f, out, ldc);
     omp_set_num_threads(saved);
     EMBER_CHECK(st == dnnl_success, "[matmul] oneDNN sgemm failed with status ", int(st));
-  } else {
+  } else if constexpr (std::is_same_v<T, double>) {
     cblas_dgemm(CblasRowMajor, la.trans == 'N' ? CblasNoTrans : CblasTrans,
                 lb.trans == 'N' ? CblasNoTrans : CblasTrans, int(n), int(m), int(k), 1.0, a.data,
                 int(la.ld), b.data, int(lb.ld), 0.0, out, int(ldc));
+    omp_set_num_threads(saved);
+  } else {
+    // complex64 / complex128: cgemm / zgemm, which take alpha and beta by pointer.
+    const T one(1), zero(0);
+    const auto ta = la.trans == 'N' ? CblasNoTrans : CblasTrans;
+    const auto tb = lb.trans == 'N' ? CblasNoTrans : CblasTrans;
+    if constexpr (std::is_same_v<T, std::complex<float>>) {
+      cblas_cgemm(CblasRowMajor, ta, tb, int(n), int(m), int(k), &one, a.data, int(la.ld), b.data,
+                  int(lb.ld), &zero, out, int(ldc));
+    } else {
+      cblas_zgemm(CblasRowMajor, ta, tb, int(n), int(m), int(k), &one, a.data, int(la.ld), b.data,
+                  int(lb.ld), &zero, out, int(ldc));
+    }
     omp_set_num_threads(saved);
   }
 }
@@ -94,7 +107,7 @@ constexpr int64_t kBlock = 256;
 
 template <class T>
 void gemm(int64_t n, int64_t m, int64_t k, Mat<T> a, Mat<T> b, T* out) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || is_std_complex<T>) {
     const bool blas = blas_layout(n, k, a.rs, a.cs).ok && blas_layout(k, m, b.rs, b.cs).ok;
     if (blas && n * m * k > kSmallProduct) {
       const int64_t ldc = std::max<int64_t>(m, 1);
@@ -124,7 +137,7 @@ void bmm_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t k = a.sizes()[2];
   if (out.numel() == 0) return;
   sync_library_threads();
-  dispatch_dtype<kNumericTypes>(out.dtype(), "matmul", [&]<class T>() {
+  dispatch_dtype<kNumericTypes | kComplexTypes>(out.dtype(), "matmul", [&]<class T>() {
     T* o = static_cast<T*>(out.data_ptr());
     if (k == 0) {
       std::fill(o, o + out.numel(), T(0));

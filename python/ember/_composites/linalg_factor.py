@@ -7,7 +7,7 @@ from collections import namedtuple
 
 from ember import _C
 from ember._composite import composite
-from ember._composites._dtypes import FLOAT32_64, NUMERIC
+from ember._composites._dtypes import COMPLEX, FLOAT32_64, NUMERIC
 
 _la = _C._linalg
 
@@ -240,7 +240,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return LstsqResult(X, residuals, rank, S)
 
 
-@composite("linalg_factor", NUMERIC, name="linalg.multi_dot")
+@composite("linalg_factor", NUMERIC + COMPLEX, name="linalg.multi_dot")
 def multi_dot(tensors):
     """The product of the matrices (the first may be 1-d, a row; the last 1-d, a column), in the
     order that costs the fewest multiplications (the classic chain-order dynamic programme)."""

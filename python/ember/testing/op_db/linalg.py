@@ -385,7 +385,7 @@ PRODUCTS = [
         "mm",
         ember.mm,
         np.matmul,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _mm_samples,
         gradgrad=True,
         errors=lambda: [
@@ -404,7 +404,7 @@ PRODUCTS = [
         "bmm",
         ember.bmm,
         np.matmul,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _bmm_samples,
         errors=lambda: [
             ErrorSample(
@@ -419,7 +419,7 @@ PRODUCTS = [
         "matmul",
         ember.matmul,
         np.matmul,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _matmul_samples,
         gradgrad=True,
         errors=lambda: [

@@ -14,6 +14,7 @@ import numpy as np
 
 import ember
 from ember.testing.op_db.spec import (
+    COMPLEX,
     FLOAT32_64,
     NUMERIC,
     ErrorSample,
@@ -1114,7 +1115,7 @@ def records():
             "linalg.multi_dot",
             _multi_dot,
             _np_multi_dot,
-            NUMERIC,
+            NUMERIC + COMPLEX,
             _multi_dot_samples,
             tol={ember.float16: (1e-2, 1e-2), ember.bfloat16: (6e-2, 6e-2)},
         ),

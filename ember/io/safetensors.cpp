@@ -30,9 +30,11 @@ struct DTypeCode {
   DType dtype;
   const char* code;
 };
+// safetensors has no code for complex128 (its C64 is complex64).
 constexpr DTypeCode kCodes[] = {
-    {kFloat64, "F64"}, {kFloat32, "F32"}, {kFloat16, "F16"}, {kBFloat16, "BF16"}, {kInt64, "I64"},
-    {kInt32, "I32"},   {kInt16, "I16"},   {kInt8, "I8"},     {kUInt8, "U8"},      {kBool, "BOOL"},
+    {kFloat64, "F64"}, {kFloat32, "F32"}, {kFloat16, "F16"},   {kBFloat16, "BF16"},
+    {kInt64, "I64"},   {kInt32, "I32"},   {kInt16, "I16"},     {kInt8, "I8"},
+    {kUInt8, "U8"},    {kBool, "BOOL"},   {kComplex64, "C64"},
 };
 
 [[noreturn]] void corrupt(const std::string& source, const std::string& problem) {

@@ -150,24 +150,31 @@ def test_undeclared_dtypes_raise(spec):
         assert spec.name.rstrip("_") in text or "dtype" in text or "type" in text, text
 
 
+def gradient_cases(spec, dtype, seed, max_size):
+    """(desc, fn, args) for each sample of spec usable for a gradient check in `dtype`: at most
+    max_size elements, the inexact tensor arguments requiring grad."""
+    rng = rng_for(spec.name + seed)
+    for sample in spec.samples(dtype, rng):
+        arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
+        if not sample.grad or not arrays or sum(a.size for a in arrays) > max_size:
+            continue
+        args = [to_tensor(a, dtype) for a in sample.args]
+        for a in args:
+            if isinstance(a, ember.Tensor) and inexact(a):
+                a.requires_grad_(True)
+
+        def fn(*xs, sample=sample):
+            return spec.op(*xs, **tensor_kwargs(sample, dtype))
+
+        yield sample.desc, fn, args
+
+
 @pytest.mark.parametrize(
     "spec", [s for s in OPS if s.grad and ember.float64 in s.dtypes], ids=lambda s: s.name
 )
 def test_gradients_match_finite_differences(spec):
-    rng = rng_for(spec.name + "grad")
-    for sample in spec.samples(ember.float64, rng):
-        arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
-        if not sample.grad or not arrays or sum(a.size for a in arrays) > 200:
-            continue
-        args = [to_tensor(a, ember.float64) for a in sample.args]
-        for a in args:
-            if isinstance(a, ember.Tensor) and a.is_floating_point():
-                a.requires_grad_(True)
-
-        def fn(*xs, sample=sample):
-            return spec.op(*xs, **tensor_kwargs(sample, ember.float64))
-
-        assert ember.autograd.gradcheck(fn, tuple(args)), f"{spec.name}({sample.desc})"
+    for desc, fn, args in gradient_cases(spec, ember.float64, "grad", 200):
+        assert ember.autograd.gradcheck(fn, tuple(args)), f"{spec.name}({desc})"
 
 
 def complex_gradcheck(fn, args, eps=1e-6, rtol=1e-5, atol=1e-7):
@@ -215,21 +222,9 @@ def complex_gradcheck(fn, args, eps=1e-6, rtol=1e-5, atol=1e-7):
 )
 def test_complex_gradients_match_finite_differences(spec):
     """The gradients of the ops that take complex tensors, in complex128."""
-    rng = rng_for(spec.name + "cgrad")
     checked = 0
-    for sample in spec.samples(ember.complex128, rng):
-        arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
-        if not sample.grad or not arrays or sum(a.size for a in arrays) > 60:
-            continue
-        args = [to_tensor(a, ember.complex128) for a in sample.args]
-        for a in args:
-            if isinstance(a, ember.Tensor) and a.is_complex():
-                a.requires_grad_(True)
-
-        def fn(*xs, sample=sample):
-            return spec.op(*xs, **tensor_kwargs(sample, ember.complex128))
-
-        assert complex_gradcheck(fn, args), f"{spec.name}({sample.desc})"
+    for desc, fn, args in gradient_cases(spec, ember.complex128, "cgrad", 60):
+        assert complex_gradcheck(fn, args), f"{spec.name}({desc})"
         checked += 1
     assert checked > 0, f"{spec.name}: no sample small enough for the complex gradient check"
 

@@ -130,13 +130,19 @@ bool type_caster<ember::Scalar>::from_python(handle src, uint8_t, cleanup_list*)
     value = ember::Scalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
-  if (PyComplex_Check(o)) {
-    value =
-        ember::Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+  if (nb::isinstance<ember::Tensor>(src)) return false;
+  // Python's complex, and numbers that convert to it (NumPy's complex64 has __complex__ and a
+  // __float__ that would drop the imaginary part).
+  if (PyComplex_Check(o) || PyObject_HasAttrString(o, "__complex__")) {
+    const Py_complex c = PyComplex_AsCComplex(o);
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    value = ember::Scalar(std::complex<double>(c.real, c.imag));
     return true;
   }
   // NumPy scalars and other numbers: integers by __index__, the rest by __float__.
-  if (nb::isinstance<ember::Tensor>(src)) return false;
   if (PyIndex_Check(o)) {
     PyObject* idx = PyNumber_Index(o);
     if (idx) {

@@ -58,7 +58,8 @@ void infer(nb::handle h, size_t depth, DimVector& shape, Kind& kind, bool& seen)
                  : t.dtype() == kBool    ? Kind::Bool
                                          : Kind::Int);
   }
-  if (PyComplex_Check(o)) return widen(Kind::Complex);
+  // NumPy's complex64 is no Python complex, but has __complex__.
+  if (PyComplex_Check(o) || PyObject_HasAttrString(o, "__complex__")) return widen(Kind::Complex);
   if (PyFloat_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float)) {
     return widen(Kind::Float);
   }

@@ -29,6 +29,9 @@ def test_creation_dtypes_and_python_numbers():
     assert ember.full((2,), 1j).dtype == ember.complex64
     assert ember.tensor([1 + 2j]).item() == 1 + 2j
     assert ember.tensor([[1j, 2]]).tolist() == [[1j, 2 + 0j]]
+    # NumPy's complex64 scalar is no Python complex; its __float__ would drop the imaginary part.
+    assert ember.tensor([np.complex64(1 + 2j)]).tolist() == [1 + 2j]
+    assert ember.full((1,), np.complex64(2j)).item() == 2j
     assert ember.complex64.is_complex and not ember.complex64.is_floating_point
     assert ember.cfloat is ember.complex64 and ember.cdouble is ember.complex128
     assert ember.complex64.itemsize == 8 and ember.complex128.itemsize == 16

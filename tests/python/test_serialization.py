@@ -299,7 +299,7 @@ def test_corrupt_files_name_the_problem(tmp_path):
         (struct.pack("<Q", 1 << 40) + b"{}", "absurd"),
         (file_with(b'{"a": 1'), "not valid JSON"),
         (file_with(b"{\xc3\x28}"), "not valid UTF-8"),
-        (file_with({"t": dict(t, dtype="C64")}, bytes(8)), "'C64' is not supported"),
+        (file_with({"t": dict(t, dtype="U16")}, bytes(8)), "'U16' is not supported"),
         (file_with({"t": dict(t, shape=[3])}, bytes(8)), "need 12"),
         (file_with({"t": t}, bytes(9)), "trailing bytes"),
         (file_with({"t": t, "u": t}, bytes(8)), "overlapping"),

@@ -58,11 +58,11 @@ void infer(nb::handle h, size_t depth, DimVector& shape, Kind& kind, bool& seen)
                  : t.dtype() == kBool    ? Kind::Bool
                                          : Kind::Int);
   }
-  // NumPy's complex64 is no Python complex, but has __complex__.
+  if (PyFloat_Check(o)) return widen(Kind::Float);
+  // NumPy's complex64 is no Python complex, but has __complex__ (an attribute lookup: after the
+  // common kinds, which ember.tensor(list) meets per element).
   if (PyComplex_Check(o) || PyObject_HasAttrString(o, "__complex__")) return widen(Kind::Complex);
-  if (PyFloat_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float)) {
-    return widen(Kind::Float);
-  }
+  if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float) return widen(Kind::Float);
   type_error("[tensor] could not infer dtype of " + py_type_name(h));
 }
 

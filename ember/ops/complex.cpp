@@ -32,8 +32,16 @@ const OpInfo kComplexOps[] = {
 // A new tensor of self's shape and `dtype` filled by a complex kernel from self.
 Tensor apply(ComplexKernels::Unary slot, const Tensor& self, DType dtype, const char* op) {
   Tensor out = empty(self.sizes(), TensorOptions(dtype).device(self.device()));
-  kernel(slot, self.device(), op)(out, self.is_contiguous() ? self : self.contiguous());
+  kernel(slot, self.device(), op)(out, self);  // the elementwise loops take any strides
   return out;
+}
+
+// complex and polar: two float32 or two float64 tensors (PyTorch's error otherwise).
+void check_float_pair(const Tensor& a, const Tensor& b, const char* op) {
+  const DType dt = a.dtype();
+  EMBER_CHECK_TYPE((dt == kFloat32 || dt == kFloat64) && b.dtype() == dt, "[", op,
+                   "] Expected both inputs to be Float or Double tensors of one dtype but got ", dt,
+                   " and ", b.dtype());
 }
 
 }  // namespace
@@ -167,21 +175,13 @@ Tensor sgn(const Tensor& self) {
 }
 
 Tensor complex(const Tensor& real, const Tensor& imag) {
-  const DType dt = real.dtype();
-  EMBER_CHECK_TYPE((dt == kFloat32 || dt == kFloat64) && imag.dtype() == dt,
-                   "[complex] Expected both inputs to be Float or Double tensors of one dtype "
-                   "but got ",
-                   dt, " and ", imag.dtype());
+  check_float_pair(real, imag, "complex");
   const std::vector<Tensor> parts = broadcast_tensors({real, imag});
   return view_as_complex(stack(parts, -1));
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {
-  const DType dt = abs.dtype();
-  EMBER_CHECK_TYPE((dt == kFloat32 || dt == kFloat64) && angle.dtype() == dt,
-                   "[polar] Expected both inputs to be Float or Double tensors of one dtype but "
-                   "got ",
-                   dt, " and ", angle.dtype());
+  check_float_pair(abs, angle, "polar");
   return complex(abs * cos(angle), abs * sin(angle));
 }
 

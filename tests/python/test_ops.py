@@ -31,9 +31,9 @@ TOL = {
     ember.bfloat16: (1.6e-2, 1e-2),
     ember.float32: (1e-5, 1e-6),
     ember.float64: (1e-10, 1e-12),
-    ember.complex64: (1e-5, 1e-6),
-    ember.complex128: (1e-10, 1e-12),
 }
+# A complex number's parts are floats of its real dtype's precision.
+TOL.update({ember.complex64: TOL[ember.float32], ember.complex128: TOL[ember.float64]})
 
 
 def inexact(t) -> bool:

@@ -14,9 +14,11 @@ fi
 # The tests that compare with PyTorch run here too (tests/python/*_torch.py), and so does
 # scripts/realworld.py's PyTorch side (makemore needs tensorboard for torch.utils.tensorboard);
 # the op table's special-function references are SciPy's.
-if ! .bench-venv/bin/python -c "import pytest, xdist, tensorboard, scipy" 2>/dev/null; then
+# mkl is ember's FFT runtime (the wheel's dependency; the wheel goes in with --no-deps).
+if ! .bench-venv/bin/python -c "import pytest, xdist, tensorboard, scipy" 2>/dev/null ||
+  [ ! -e .bench-venv/lib/libmkl_rt.so.3 ]; then
   .bench-venv/bin/python -m pip install -q --disable-pip-version-check \
-    pytest pytest-xdist tensorboard scipy >&2
+    pytest pytest-xdist tensorboard scipy "mkl>=2025" >&2
 fi
 .bench-venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall \
   build/wheels/ember-*.whl >&2

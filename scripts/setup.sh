@@ -29,8 +29,11 @@ fi
 
 python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv
+# mkl: oneMKL's runtime, which ember loads for its Fourier transforms (docs/design/fft.md); it is
+# also the wheel's own dependency, but the wheel is installed below with --no-deps.
 .venv/bin/python -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "nanobind>=2.4" numpy pytest pytest-xdist ruff safetensors scipy
+  "scikit-build-core>=0.10" "nanobind>=2.4" numpy pytest pytest-xdist ruff safetensors scipy \
+  "mkl>=2025"
 
 # Developers may keep symlinks to a CMake build in python/ember; they must not enter the wheel.
 find python/ember -maxdepth 1 -name '*.so*' -type l -delete

@@ -38,6 +38,7 @@ struct RnnKernels;           // kernels_nn_rnn.h
 struct AttentionKernels;     // kernels_nn_attention.h
 struct OptimKernels;         // kernels_optim.h
 struct LinalgFactorKernels;  // kernels_linalg_factor.h
+struct FftKernels;           // kernels_fft.h
 
 struct KernelTable {
   Allocator* allocator = nullptr;  // memory for this device's tensors
@@ -62,6 +63,7 @@ struct KernelTable {
   const AttentionKernels* nn_attention = nullptr;
   const OptimKernels* optim = nullptr;
   const LinalgFactorKernels* linalg_factor = nullptr;
+  const FftKernels* fft = nullptr;
 };
 
 // The table of `device`'s backend; throws if ember was built without it.

@@ -4,6 +4,7 @@
 #include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/fft.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/linalg_factor.h"

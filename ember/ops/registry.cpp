@@ -25,6 +25,7 @@ const std::vector<OpInfo>& op_registry() {
         {"sort", sort_op_infos()},
         {"scan", scan_op_infos()},
         {"complex", complex_op_infos()},
+        {"fft", fft_op_infos()},
         {"linalg", linalg_op_infos()},
         {"linalg_factor", linalg_factor_op_infos()},
         {"nn_conv", nn_conv_op_infos()},

@@ -52,6 +52,7 @@ std::span<const OpInfo> indexing_op_infos();
 std::span<const OpInfo> sort_op_infos();
 std::span<const OpInfo> scan_op_infos();
 std::span<const OpInfo> complex_op_infos();
+std::span<const OpInfo> fft_op_infos();
 std::span<const OpInfo> linalg_op_infos();
 std::span<const OpInfo> linalg_factor_op_infos();
 std::span<const OpInfo> nn_conv_op_infos();

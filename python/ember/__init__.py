@@ -102,6 +102,7 @@ from ember import (  # noqa: E402
     _sampling,
     _symbolic,
     cpu,
+    fft,
     functional,
     futures,
     overrides,

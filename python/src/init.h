@@ -20,6 +20,7 @@ void init_shape(nb::module_& m);       // shape.cpp: cat, split, flip, pad and t
 void init_sort(nb::module_& m);        // sort.cpp: sort, topk, median, unique
 void init_scan(nb::module_& m);        // scan.cpp: cumsum, cumprod, cummax, cummin, logcumsumexp
 void init_complex(nb::module_& m);     // complex.cpp: view_as_real, real, imag, conj, angle, ...
+void init_fft(nb::module_& m);         // fft.cpp: ember._C._fft, the Fourier transforms
 void init_creation(nb::module_& m);    // creation.cpp: factories and ember.tensor
 void init_random(nb::module_& m);      // random.cpp: rand*, samplers, in-place samplers
 void init_linalg(nb::module_& m);      // linalg.cpp: matmul, addmm, einsum, ...

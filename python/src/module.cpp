@@ -47,6 +47,7 @@ NB_MODULE(_C, m) {
   py::init_sort(m);
   py::init_scan(m);
   py::init_complex(m);
+  py::init_fft(m);
   py::init_creation(m);
   py::init_random(m);
   py::init_linalg(m);

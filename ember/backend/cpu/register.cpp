@@ -15,6 +15,7 @@ void register_kernels(KernelTable& t) {
   register_sort(t);
   register_scan(t);
   register_complex(t);
+  register_fft(t);
   register_nn_conv(t);
   register_nn_pool(t);
   register_nn_resample(t);

@@ -15,6 +15,7 @@ void register_indexing(KernelTable& t);
 void register_sort(KernelTable& t);
 void register_scan(KernelTable& t);
 void register_complex(KernelTable& t);
+void register_fft(KernelTable& t);
 void register_nn_conv(KernelTable& t);
 void register_nn_pool(KernelTable& t);
 void register_nn_resample(KernelTable& t);

@@ -18,6 +18,30 @@ def _as_tuple(x) -> tuple:
     return x if isinstance(x, tuple) else (x,)
 
 
+def _as_real(func: Callable, inputs: tuple) -> tuple:
+    """func and inputs seen as real: a complex input that requires grad becomes its (re, im)
+    pairs (view_as_real) and a complex output is returned as its pairs. Under PyTorch's
+    convention the gradient of a complex z = x + iy is dL/dx + i dL/dy, which is exactly the
+    gradient of its pairs, so checking the real function checks the complex one."""
+    complex_inputs = [
+        k
+        for k, x in enumerate(inputs)
+        if isinstance(x, Tensor) and x.requires_grad and x.is_complex()
+    ]
+    real_inputs = list(inputs)
+    for k in complex_inputs:
+        real_inputs[k] = _C.view_as_real(inputs[k].detach()).clone().requires_grad_(True)
+
+    def real_func(*args):
+        args = list(args)
+        for k in complex_inputs:
+            args[k] = _C.view_as_complex(args[k])
+        outs = _as_tuple(func(*args))
+        return tuple(_C.view_as_real(o) if o.is_complex() else o for o in outs)
+
+    return real_func, tuple(real_inputs)
+
+
 def _indices(shape) -> Sequence[tuple]:
     return list(itertools.product(*(range(s) for s in shape)))
 
@@ -80,8 +104,10 @@ def gradcheck(
     **_ignored,
 ) -> bool:
     """True if backward agrees with central finite differences for every input that requires
-    grad; raises GradcheckError (or returns False) otherwise. Use float64 inputs."""
+    grad; raises GradcheckError (or returns False) otherwise. Use float64 (or complex128)
+    inputs; complex inputs and outputs are checked as their real and imaginary parts."""
     inputs = _as_tuple(inputs) if isinstance(inputs, (tuple, Tensor)) else tuple(inputs)
+    func, inputs = _as_real(func, inputs)
     diff = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
@@ -142,7 +168,10 @@ def gradgradcheck(
 ) -> bool:
     """gradcheck of the gradient itself: checks second derivatives (double backward)."""
     inputs = _as_tuple(inputs) if isinstance(inputs, (tuple, Tensor)) else tuple(inputs)
+    func, inputs = _as_real(func, inputs)
     outputs = _as_tuple(func(*inputs))
+    if grad_outputs is not None:
+        grad_outputs = tuple(_C.view_as_real(g) if g.is_complex() else g for g in grad_outputs)
     if grad_outputs is None:
         gen = _C.Generator().manual_seed(0)
         grad_outputs = tuple(

@@ -46,6 +46,13 @@ struct LinalgFactorKernels {
                        bool vectors,
                        const Tensor& info);
 
+  // General (non-symmetric) eigendecomposition of a real a [B, n, n] (destroyed): w [B, n] the
+  // complex eigenvalues in LAPACK's order (a conjugate pair adjacent, positive imaginary part
+  // first); with vectors, v [B, n, n] complex in LAPACK's layout, the right eigenvectors as
+  // columns, each of unit 2-norm with its largest component real.
+  using Eig =
+      void (*)(const Tensor& a, const Tensor& w, const Tensor& v, bool vectors, const Tensor& info);
+
   LuFactor lu_factor = nullptr;
   LuSolve lu_solve = nullptr;
   Cholesky cholesky = nullptr;
@@ -54,6 +61,7 @@ struct LinalgFactorKernels {
   Orgqr orgqr = nullptr;
   Eigh eigh = nullptr;
   Svd svd = nullptr;
+  Eig eig = nullptr;
 };
 
 }  // namespace ember

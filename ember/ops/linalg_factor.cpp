@@ -14,6 +14,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels_linalg_factor.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/linalg.h"
@@ -50,6 +51,8 @@ const OpInfo kLinalgFactorOps[] = {
     {"linalg.eigvalsh", OpKind::Linalg, kLapackTypes, true},
     {"linalg.svd", OpKind::Linalg, kLapackTypes, true},
     {"linalg.svdvals", OpKind::Linalg, kLapackTypes, true},
+    {"linalg.eig", OpKind::Linalg, kLapackTypes, true},
+    {"linalg.eigvals", OpKind::Linalg, kLapackTypes, true},
 };
 
 const LinalgFactorKernels& slots(const Tensor& t, const char* op) {
@@ -760,6 +763,94 @@ Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
   // grad, the eigenvalues of linalg_eigh.
   if (any_requires_grad(A)) return linalg_eigh(A, UPLO).first;
   return eigh_nograd(A, uplo_upper(UPLO, op), false, op).first;
+}
+
+// ---- General eigendecomposition ----
+
+namespace {
+
+std::pair<Tensor, Tensor> eig_nograd(const Tensor& A, bool vectors, const char* op) {
+  const DimVector batch = batch_of(A);
+  const int64_t n = rows(A);
+  NoGradGuard no_grad;
+  Lapack a = lapack_copy(A, batch);
+  const TensorOptions complex_options =
+      TensorOptions(to_complex_dtype(A.dtype())).device(A.device());
+  Tensor w = empty(with(batch, {n}), complex_options);
+  Tensor V, mats;
+  if (vectors) {  // LAPACK's layout: column by column per matrix
+    const Tensor buf = empty(with(batch, {n, n}), complex_options);
+    V = mT(buf);
+    mats = transpose(view(buf, {count(batch), n, n}), 1, 2);
+  }
+  Tensor info = int32_batch(batch, {}, A);
+  if (count(batch) > 0) {
+    slots(A, op).eig(a.mats, w.view({count(batch), n}), mats, vectors, info.view({count(batch)}));
+  }
+  check_info(info, op, [](int32_t i) {
+    return "The QR algorithm failed to compute all the eigenvalues (error code: " +
+           std::to_string(i) + ").";
+  });
+  return {w, V};
+}
+
+Tensor mH(const Tensor& t) { return conj(mT(t)); }
+
+// X with M X = R for complex M, R [*, n, k], by the real system [[Mr, -Mi], [Mi, Mr]] of twice
+// the size: the factorisations here are real (and the solve stays differentiable).
+Tensor complex_solve(const Tensor& M, const Tensor& R) {
+  const Tensor Mr = real(M), Mi = imag(M);
+  const Tensor big = cat({cat({Mr, -Mi}, -1), cat({Mi, Mr}, -1)}, -2);
+  const Tensor X = linalg_solve(big, cat({real(R), imag(R)}, -2));
+  const int64_t n = rows(M);
+  return complex(narrow(X, -2, 0, n), narrow(X, -2, n, n));
+}
+
+// PyTorch's linalg_eig_backward: with E_ij = conj(L_j - L_i) (1 on the diagonal),
+// gA = V^-H (diag(gL) + offdiag(P / E)) V^H, where P = V^H gV - V^H V diag(Re(diag(V^H gV))) is
+// V^H gV projected so that rescaling a vector by a phase changes nothing. The real part for real A.
+Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+  const Tensor Vh = mH(V);
+  Tensor inner;
+  if (gV.defined()) {
+    Tensor P = matmul(Vh, gV);
+    const Tensor phase = imag(diagonal(P, 0, -2, -1));
+    EMBER_CHECK(allclose(phase, zeros_like(phase), 1e-2, 1e-2),
+                "[linalg.eig] linalg_eig_backward: The eigenvectors in the complex case are "
+                "specified up to multiplication by e^{i phi}. The specified loss function depends "
+                "on this quantity, so it is ill-defined.");
+    P = P - matmul(Vh, V * unsqueeze(real(diagonal(P, 0, -2, -1)), -2));
+    const Tensor Lc = conj(L);
+    const Tensor E = unsqueeze(Lc, -2) - unsqueeze(Lc, -1) + diag_embed(ones_like(L));
+    inner = P / E;
+    inner = inner - diag_embed(diagonal(inner, 0, -2, -1));
+  }
+  if (gL.defined()) inner = inner.defined() ? inner + diag_embed(gL) : diag_embed(gL);
+  if (!inner.defined()) return Tensor();
+  return real(complex_solve(Vh, matmul(inner, Vh)));
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  const char* op = "linalg.eig";
+  check_matrix(A, op, true);
+  auto [L, V] = eig_nograd(A, true, op);
+  if (any_requires_grad(A)) {
+    record("LinalgEigBackward0", {&A}, {&L, &V},
+           [sL = SavedTensor(L, 0), sV = SavedTensor(V, 1)](TensorList& g, Node& n) {
+             return TensorList{eig_backward(g[0], g[1], sL.unpack(n), sV.unpack(n))};
+           });
+  }
+  return {L, V};
+}
+
+Tensor linalg_eigvals(const Tensor& A) {
+  const char* op = "linalg.eigvals";
+  check_matrix(A, op, true);
+  // As eigvalsh: the gradient needs the eigenvectors.
+  if (any_requires_grad(A)) return linalg_eig(A).first;
+  return eig_nograd(A, false, op).first;
 }
 
 namespace {

@@ -79,6 +79,12 @@ Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
 // upper ("U") triangle.
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO = "L");
 Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO = "L");
+// (eigenvalues, eigenvectors as columns) of a general real square A, both complex (complex64 for
+// float32): LAPACK's geev, each vector of unit norm with its largest component real. PyTorch's
+// gradient, which needs distinct eigenvalues and a loss that does not depend on the vectors'
+// phases. Complex A is not supported yet.
+std::pair<Tensor, Tensor> linalg_eig(const Tensor& A);
+Tensor linalg_eigvals(const Tensor& A);
 
 // (U, S, Vh) with A = U diag(S) Vh, S descending; full_matrices: U [*, m, m] and Vh [*, n, n],
 // else [*, m, k] and [*, k, n].

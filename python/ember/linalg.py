@@ -2,8 +2,8 @@
 
 The factorisations and solvers are C++ ops on LAPACK (ops/linalg_factor.cpp, bound in
 ember._C._linalg); the matrix functions built from them (matrix_exp, pinv, lstsq, ...) are
-Python composites (ember/_composites/linalg_factor.py). float32 and float64; eig and eigvals,
-whose results are complex, wait for complex dtypes and raise NotImplementedError.
+Python composites (ember/_composites/linalg_factor.py). float32 and float64 input; eig and
+eigvals return complex tensors.
 docs/design/linalg.md has the layout, the gradients and what is missing.
 """
 
@@ -20,6 +20,8 @@ cholesky_ex = _la.cholesky_ex
 det = _la.det
 eigh = _la.eigh
 eigvalsh = _la.eigvalsh
+eig = _la.eig
+eigvals = _la.eigvals
 inv = _la.inv
 inv_ex = _la.inv_ex
 lu = _la.lu
@@ -45,6 +47,8 @@ vander = _FUNCTIONS["linalg.vander"]
 vecdot = _FUNCTIONS["linalg.vecdot"]
 tensorinv = _FUNCTIONS["linalg.tensorinv"]
 tensorsolve = _FUNCTIONS["linalg.tensorsolve"]
+polar = _FUNCTIONS["linalg.polar"]
+matrix_sqrth = _FUNCTIONS["linalg.matrix_sqrth"]
 
 matrix_norm = _la.matrix_norm
 
@@ -96,18 +100,3 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 def matmul(input, other):
     return _C.matmul(input, other)
-
-
-def _complex_missing(name):
-    def fn(*args, **kwargs):
-        raise NotImplementedError(
-            f"ember.linalg.{name} returns complex tensors, and ember has no complex dtypes yet "
-            "(docs/design/linalg.md); for a symmetric matrix use linalg.eigh / eigvalsh"
-        )
-
-    fn.__name__ = name
-    return fn
-
-
-eig = _complex_missing("eig")
-eigvals = _complex_missing("eigvals")

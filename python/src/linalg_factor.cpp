@@ -48,6 +48,7 @@ void init_linalg_factor(nb::module_& m) {
   nb::handle qr_t = named_type(la, "linalg_qr", "Q R");
   nb::handle geqrf_t = named_type(m, "geqrf", "a tau");
   nb::handle eigh_t = named_type(la, "linalg_eigh", "eigenvalues eigenvectors");
+  nb::handle eig_t = named_type(la, "linalg_eig", "eigenvalues eigenvectors");
   nb::handle svd_t = named_type(la, "linalg_svd", "U S Vh");
 
   la.def(
@@ -154,6 +155,15 @@ void init_linalg_factor(nb::module_& m) {
   la.def(
       "eigvalsh", [](const Tensor& A, std::string_view UPLO) { return linalg_eigvalsh(A, UPLO); },
       nb::arg("A"), nb::arg("UPLO") = "L");
+  la.def(
+      "eig",
+      [eig_t](const Tensor& A) {
+        auto [w, V] = linalg_eig(A);
+        return make(eig_t, w, V);
+      },
+      nb::arg("A"));
+  la.def(
+      "eigvals", [](const Tensor& A) { return linalg_eigvals(A); }, nb::arg("A"));
   la.def(
       "svd",
       [svd_t](const Tensor& A, bool full_matrices) {

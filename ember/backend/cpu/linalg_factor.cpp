@@ -5,6 +5,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <complex>
 #include <vector>
 
 #include "ember/backend/cpu/register.h"
@@ -66,6 +67,34 @@ void dsyevd_(const char* jobz,
              int* iwork,
              int* liwork,
              int* info);
+void sgeev_(const char* jobvl,
+            const char* jobvr,
+            int* n,
+            float* a,
+            int* lda,
+            float* wr,
+            float* wi,
+            float* vl,
+            int* ldvl,
+            float* vr,
+            int* ldvr,
+            float* work,
+            int* lwork,
+            int* info);
+void dgeev_(const char* jobvl,
+            const char* jobvr,
+            int* n,
+            double* a,
+            int* lda,
+            double* wr,
+            double* wi,
+            double* vl,
+            int* ldvl,
+            double* vr,
+            int* ldvr,
+            double* work,
+            int* lwork,
+            int* info);
 void sgesdd_(const char* jobz,
              int* m,
              int* n,
@@ -114,6 +143,7 @@ struct Lapack<float> {
   static constexpr auto orgqr = sorgqr_;
   static constexpr auto syevd = ssyevd_;
   static constexpr auto gesdd = sgesdd_;
+  static constexpr auto geev = sgeev_;
   static constexpr auto trsm = cblas_strsm;
 };
 template <>
@@ -125,6 +155,7 @@ struct Lapack<double> {
   static constexpr auto orgqr = dorgqr_;
   static constexpr auto syevd = dsyevd_;
   static constexpr auto gesdd = dgesdd_;
+  static constexpr auto geev = dgeev_;
   static constexpr auto trsm = cblas_dtrsm;
 };
 
@@ -318,6 +349,52 @@ void svd_kernel(const Tensor& a,
   });
 }
 
+void eig_kernel(
+    const Tensor& a, const Tensor& w, const Tensor& v, bool vectors, const Tensor& info) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.eig", [&]<class T>() {
+    using C = std::complex<T>;
+    Batch<T> A(a);
+    int n = A.rows, lda = A.ld(), one = 1, lwork = -1;
+    if (n == 0) {
+      std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
+      return;
+    }
+    const auto un = size_t(n);
+    std::vector<T> wr(un), wi(un), vr(vectors ? un * un : 1);
+    int ldvr = vectors ? n : 1;
+    const char* jobvr = vectors ? "V" : "N";
+    T dummy{}, query{};
+    Lapack<T>::geev("N", jobvr, &n, A[0], &lda, wr.data(), wi.data(), &dummy, &one, vr.data(),
+                    &ldvr, &query, &lwork, int_data(info));
+    lwork = workspace(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      Lapack<T>::geev("N", jobvr, &n, A[i], &lda, wr.data(), wi.data(), &dummy, &one, vr.data(),
+                      &ldvr, work.data(), &lwork, int_data(info) + i);
+      C* W = static_cast<C*>(w.data_ptr()) + i * n;
+      for (size_t j = 0; j < un; ++j) W[j] = C(wr[j], wi[j]);
+      if (!vectors) continue;
+      // LAPACK stores a complex pair's vectors as two real columns, re and im, of the eigenvalue
+      // with wi > 0; its partner's vector is the conjugate.
+      C* V = static_cast<C*>(v.data_ptr()) + i * int64_t(un * un);
+      for (size_t j = 0; j < un; ++j) {
+        const T* re = vr.data() + j * un;
+        if (wi[j] == T(0) || j + 1 == un) {
+          for (size_t r = 0; r < un; ++r) V[j * un + r] = C(re[r], 0);
+          continue;
+        }
+        const T* im = re + un;
+        for (size_t r = 0; r < un; ++r) {
+          V[j * un + r] = C(re[r], im[r]);
+          V[(j + 1) * un + r] = C(re[r], -im[r]);
+        }
+        ++j;
+      }
+    }
+  });
+}
+
 const LinalgFactorKernels kLinalgFactorKernels = {
     .lu_factor = &lu_factor_kernel,
     .lu_solve = &lu_solve_kernel,
@@ -327,6 +404,7 @@ const LinalgFactorKernels kLinalgFactorKernels = {
     .orgqr = &orgqr_kernel,
     .eigh = &eigh_kernel,
     .svd = &svd_kernel,
+    .eig = &eig_kernel,
 };
 
 }  // namespace

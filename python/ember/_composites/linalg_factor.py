@@ -396,3 +396,37 @@ def tensorsolve(A, B, dims=None):
             "prod(result_shape) == prod(other.shape)"
         )
     return _la.solve(A.reshape(n, n), B.reshape(n)).reshape(xshape)
+
+
+# torch.return_types.linalg_polar.
+PolarResult = namedtuple("linalg_polar", "U H")
+
+
+@composite("linalg_factor", FLOAT32_64, name="linalg.polar")
+def polar(A):
+    """A = U H for A [*, m, n], m >= n: U with orthonormal columns (the closest such matrix to
+    A) and H symmetric positive-semidefinite, from the thin SVD A = W S V^T: U = W V^T and
+    H = V S V^T (as PyTorch's CPU path). The gradient is the SVD's, so it needs distinct
+    singular values."""
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"[linalg.polar] A must have at least 2 dimensions, but it has {A.dim()} dimensions"
+        )
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError(
+            f"[linalg.polar] input must have at least as many rows as columns, but got {m} by "
+            f"{n} matrices"
+        )
+    W, S, Vh = _la.svd(A, full_matrices=False)
+    return PolarResult(W @ Vh, Vh.mT @ (S.unsqueeze(-1) * Vh))
+
+
+@composite("linalg_factor", FLOAT32_64, name="linalg.matrix_sqrth")
+def matrix_sqrth(A):
+    """The symmetric positive-definite X with X X = A, for symmetric positive-definite A (its
+    lower triangle read, as eigh does): V diag(sqrt(w)) V^T, negative eigenvalues taken as 0
+    (as PyTorch)."""
+    _check_square(A, "linalg.matrix_sqrth")
+    w, V = _la.eigh(A)
+    return V @ (w.clamp(min=0).sqrt().unsqueeze(-1) * V.mT)

@@ -452,6 +452,45 @@ def _np_cholesky(X, upper=False):
     return np.swapaxes(L, -1, -2) if upper else L
 
 
+def _eig(A):
+    """Eigenvalues and the eigenvectors' magnitudes: a vector's phase is arbitrary (LAPACK fixes
+    it, but a gradient must not depend on it)."""
+    L, V = ember.linalg.eig(A)
+    return L, V.abs()
+
+
+def _np_eig(A):
+    L, V = np.linalg.eig(A)
+    return L, np.abs(V)
+
+
+# eig's results are complex64 for float32 input.
+TOL_EIG = {**TOL32, ember.complex64: (2e-4, 2e-5)}
+
+
+def _matrix_sqrth(X):
+    return ember.linalg.matrix_sqrth(_spd_input(X))
+
+
+def _np_matrix_sqrth(X):
+    w, V = np.linalg.eigh(_spd_from(X))
+    return V @ (np.sqrt(w)[..., :, None] * np.swapaxes(V, -1, -2))
+
+
+def _np_polar(A):
+    W, S, Vh = np.linalg.svd(A, full_matrices=False)
+    return W @ Vh, np.swapaxes(Vh, -1, -2) @ (S[..., :, None] * Vh)
+
+
+def _polar_errors():
+    return [
+        ErrorSample(
+            lambda: ember.linalg.polar(ember.ones(2, 3)), RuntimeError, "as many rows", "wide"
+        ),
+        ErrorSample(lambda: ember.linalg.polar(ember.ones(3)), RuntimeError, "2 dimensions", "1-d"),
+    ]
+
+
 def _cholesky_ex(X, upper=False):
     return ember.linalg.cholesky_ex(_spd_input(X), upper=upper)
 
@@ -968,6 +1007,42 @@ def records():
             gradgrad=True,
             tol=TOL32,
             errors=_cholesky_errors,
+        ),
+        OpSpec(
+            "linalg.eig",
+            _eig,
+            _np_eig,
+            FLOAT32_64,
+            _mats(_plain, *SQUARE, (4, 4)),
+            tol=TOL_EIG,
+            errors=_errors_square(ember.linalg.eig, "linalg.eig"),
+        ),
+        OpSpec(
+            "linalg.eigvals",
+            ember.linalg.eigvals,
+            np.linalg.eigvals,
+            FLOAT32_64,
+            _mats(_plain, *SQUARE, (4, 4)),
+            tol=TOL_EIG,
+            errors=_errors_square(ember.linalg.eigvals, "linalg.eigvals"),
+        ),
+        OpSpec(
+            "linalg.matrix_sqrth",
+            _matrix_sqrth,
+            _np_matrix_sqrth,
+            FLOAT32_64,
+            _mats(_plain, *SQUARE),
+            tol=TOL32,
+            errors=_errors_square(ember.linalg.matrix_sqrth, "linalg.matrix_sqrth"),
+        ),
+        OpSpec(
+            "linalg.polar",
+            ember.linalg.polar,
+            _np_polar,
+            FLOAT32_64,
+            _mats(_well, (3, 3), (4, 2), (2, 4, 3), (1, 1), (3, 0)),
+            tol=TOL32,
+            errors=_polar_errors,
         ),
         OpSpec(
             "linalg.cholesky_ex",

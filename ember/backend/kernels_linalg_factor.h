@@ -52,6 +52,12 @@ struct LinalgFactorKernels {
   // columns, each of unit 2-norm with its largest component real.
   using Eig =
       void (*)(const Tensor& a, const Tensor& w, const Tensor& v, bool vectors, const Tensor& info);
+  // Bunch-Kaufman LDL^T of a symmetric a [B, n, n], read from its lower triangle (LAPACK's sytrf
+  // with uplo L): a becomes L (unit diagonal, not stored) and the 1x1 / 2x2 blocks of D, its
+  // strict upper triangle zeroed; pivots [B, n] LAPACK's (1-based; negative for a 2x2 block).
+  using LdlFactor = void (*)(const Tensor& a, const Tensor& pivots, const Tensor& info);
+  // Solves A X = b for b [B, n, k], overwritten by X, from ldl_factor's ld and pivots (sytrs).
+  using LdlSolve = void (*)(const Tensor& ld, const Tensor& pivots, const Tensor& b);
 
   LuFactor lu_factor = nullptr;
   LuSolve lu_solve = nullptr;
@@ -62,6 +68,8 @@ struct LinalgFactorKernels {
   Eigh eigh = nullptr;
   Svd svd = nullptr;
   Eig eig = nullptr;
+  LdlFactor ldl_factor = nullptr;
+  LdlSolve ldl_solve = nullptr;
 };
 
 }  // namespace ember

@@ -53,6 +53,9 @@ const OpInfo kLinalgFactorOps[] = {
     {"linalg.svdvals", OpKind::Linalg, kLapackTypes, true},
     {"linalg.eig", OpKind::Linalg, kLapackTypes, true},
     {"linalg.eigvals", OpKind::Linalg, kLapackTypes, true},
+    {"linalg.ldl_factor_ex", OpKind::Linalg, kLapackTypes, false},
+    {"linalg.ldl_factor", OpKind::Linalg, kLapackTypes, false},
+    {"linalg.ldl_solve", OpKind::Linalg, kLapackTypes, false},
 };
 
 const LinalgFactorKernels& slots(const Tensor& t, const char* op) {
@@ -851,6 +854,61 @@ Tensor linalg_eigvals(const Tensor& A) {
   // As eigvalsh: the gradient needs the eigenvectors.
   if (any_requires_grad(A)) return linalg_eig(A).first;
   return eig_nograd(A, false, op).first;
+}
+
+// ---- LDL^T ----
+
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A,
+                                                        bool /*hermitian: same for real A*/,
+                                                        bool check_errors) {
+  const char* op = "linalg.ldl_factor_ex";
+  check_matrix(A, op, true);
+  const DimVector batch = batch_of(A);
+  const int64_t n = rows(A);
+  NoGradGuard no_grad;
+  Lapack ld = lapack_copy(A, batch);
+  Tensor pivots = int32_batch(batch, {n}, A);
+  Tensor info = int32_batch(batch, {}, A);
+  if (count(batch) > 0) {
+    slots(A, op).ldl_factor(ld.mats, pivots.view({count(batch), n}), info.view({count(batch)}));
+  }
+  if (check_errors) {
+    check_info(info, op, [](int32_t i) {
+      return "The factorization could not be completed because the input is singular (D[" +
+             std::to_string(i) + "," + std::to_string(i) + "] is exactly zero).";
+    });
+  }
+  return {ld.result, pivots, info};
+}
+
+std::pair<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian) {
+  check_matrix(A, "linalg.ldl_factor", true);
+  auto [LD, pivots, info] = linalg_ldl_factor_ex(A, hermitian, false);
+  check_info(info, "linalg.ldl_factor", [](int32_t i) {
+    return "The factorization could not be completed because the input is singular (D[" +
+           std::to_string(i) + "," + std::to_string(i) + "] is exactly zero).";
+  });
+  return {LD, pivots};
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool) {
+  const char* op = "linalg.ldl_solve";
+  check_matrix(LD, op, true, "LD");
+  check_matrix(B, op, false, "B");
+  check_pair(LD, B, op);
+  EMBER_CHECK_TYPE(pivots.dtype() == kInt32, "[", op, "] pivots must be an int32 tensor, got ",
+                   pivots.dtype());
+  const int64_t n = rows(LD);
+  EMBER_CHECK(pivots.dim() == LD.dim() - 1 && pivots.sizes()[size_t(pivots.dim() - 1)] == n, "[",
+              op, "] pivots must have shape ", with(batch_of(LD), {n}), ", got ", pivots.sizes());
+  check_rhs(n, B, true, op);
+  const DimVector batch = broadcast_shapes(batch_of(LD), batch_of(B), op);
+  NoGradGuard no_grad;
+  const Tensor piv = expand(pivots, with(batch, {n})).contiguous();
+  const Lapack ld = lapack_copy(LD, batch);
+  Lapack x = lapack_copy(B, batch);
+  if (count(batch) > 0) slots(LD, op).ldl_solve(ld.mats, piv.view({count(batch), n}), x.mats);
+  return x.result;
 }
 
 namespace {

@@ -84,6 +84,19 @@ Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO = "L");
 // gradient, which needs distinct eigenvalues and a loss that does not depend on the vectors'
 // phases. Complex A is not supported yet.
 std::pair<Tensor, Tensor> linalg_eig(const Tensor& A);
+// Bunch-Kaufman A = L D L^T of symmetric A (its lower triangle read): the compact LD (L below
+// the diagonal, D's blocks on and next to it) and LAPACK's pivots, as torch.linalg.ldl_factor.
+// `hermitian` is the same for real A. The _ex form returns LAPACK's info instead of raising for
+// a singular D unless check_errors. Not differentiable (nor in PyTorch).
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A,
+                                                        bool hermitian = false,
+                                                        bool check_errors = false);
+std::pair<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian = false);
+// X with A X = B from ldl_factor's LD and pivots (batches broadcast).
+Tensor linalg_ldl_solve(const Tensor& LD,
+                        const Tensor& pivots,
+                        const Tensor& B,
+                        bool hermitian = false);
 Tensor linalg_eigvals(const Tensor& A);
 
 // (U, S, Vh) with A = U diag(S) Vh, S descending; full_matrices: U [*, m, m] and Vh [*, n, n],

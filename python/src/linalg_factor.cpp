@@ -49,6 +49,8 @@ void init_linalg_factor(nb::module_& m) {
   nb::handle geqrf_t = named_type(m, "geqrf", "a tau");
   nb::handle eigh_t = named_type(la, "linalg_eigh", "eigenvalues eigenvectors");
   nb::handle eig_t = named_type(la, "linalg_eig", "eigenvalues eigenvectors");
+  nb::handle ldl_t = named_type(la, "linalg_ldl_factor", "LD pivots");
+  nb::handle ldl_ex_t = named_type(la, "linalg_ldl_factor_ex", "LD pivots info");
   nb::handle svd_t = named_type(la, "linalg_svd", "U S Vh");
 
   la.def(
@@ -164,6 +166,25 @@ void init_linalg_factor(nb::module_& m) {
       nb::arg("A"));
   la.def(
       "eigvals", [](const Tensor& A) { return linalg_eigvals(A); }, nb::arg("A"));
+  la.def(
+      "ldl_factor_ex",
+      [ldl_ex_t](const Tensor& A, bool hermitian, bool check_errors) {
+        return make(ldl_ex_t, linalg_ldl_factor_ex(A, hermitian, check_errors));
+      },
+      nb::arg("A"), nb::kw_only(), nb::arg("hermitian") = false, nb::arg("check_errors") = false);
+  la.def(
+      "ldl_factor",
+      [ldl_t](const Tensor& A, bool hermitian) {
+        auto [LD, pivots] = linalg_ldl_factor(A, hermitian);
+        return make(ldl_t, LD, pivots);
+      },
+      nb::arg("A"), nb::kw_only(), nb::arg("hermitian") = false);
+  la.def(
+      "ldl_solve",
+      [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+        return linalg_ldl_solve(LD, pivots, B, hermitian);
+      },
+      nb::arg("LD"), nb::arg("pivots"), nb::arg("B"), nb::kw_only(), nb::arg("hermitian") = false);
   la.def(
       "svd",
       [svd_t](const Tensor& A, bool full_matrices) {

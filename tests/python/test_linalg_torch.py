@@ -105,3 +105,19 @@ def test_top_level_forms_match_torch():
             args = (lib.eye(2),) * (2 if name in ("solve", "lstsq") else 1)
             with pytest.raises(RuntimeError, match="removed"):
                 getattr(lib, name)(*args)
+
+
+def test_ldl_factor_matches_torch():
+    """The compact LD and the pivots are LAPACK's Bunch-Kaufman form on both sides: the same
+    numbers, including a matrix that needs 2x2 blocks."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 5, 5))
+    a = a + np.swapaxes(a, -1, -2)
+    a[0, 0, 0] = a[0, 1, 1] = 0.0  # forces a 2x2 pivot block
+    b = rng.standard_normal((2, 5, 3))
+    got = ember.linalg.ldl_factor(ember.tensor(a))
+    want = torch.linalg.ldl_factor(torch.tensor(a))
+    np.testing.assert_allclose(got.LD.numpy(), want.LD.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(got.pivots.numpy(), want.pivots.numpy())
+    x = ember.linalg.ldl_solve(got.LD, got.pivots, ember.tensor(b))
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)

@@ -67,6 +67,28 @@ void dsyevd_(const char* jobz,
              int* iwork,
              int* liwork,
              int* info);
+void ssytrf_(
+    const char* uplo, int* n, float* a, int* lda, int* ipiv, float* work, int* lwork, int* info);
+void dsytrf_(
+    const char* uplo, int* n, double* a, int* lda, int* ipiv, double* work, int* lwork, int* info);
+void ssytrs_(const char* uplo,
+             int* n,
+             int* nrhs,
+             float* a,
+             int* lda,
+             int* ipiv,
+             float* b,
+             int* ldb,
+             int* info);
+void dsytrs_(const char* uplo,
+             int* n,
+             int* nrhs,
+             double* a,
+             int* lda,
+             int* ipiv,
+             double* b,
+             int* ldb,
+             int* info);
 void sgeev_(const char* jobvl,
             const char* jobvr,
             int* n,
@@ -144,6 +166,8 @@ struct Lapack<float> {
   static constexpr auto syevd = ssyevd_;
   static constexpr auto gesdd = sgesdd_;
   static constexpr auto geev = sgeev_;
+  static constexpr auto sytrf = ssytrf_;
+  static constexpr auto sytrs = ssytrs_;
   static constexpr auto trsm = cblas_strsm;
 };
 template <>
@@ -156,6 +180,8 @@ struct Lapack<double> {
   static constexpr auto syevd = dsyevd_;
   static constexpr auto gesdd = dgesdd_;
   static constexpr auto geev = dgeev_;
+  static constexpr auto sytrf = dsytrf_;
+  static constexpr auto sytrs = dsytrs_;
   static constexpr auto trsm = cblas_dtrsm;
 };
 
@@ -395,6 +421,41 @@ void eig_kernel(
   });
 }
 
+void ldl_factor_kernel(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.ldl_factor", [&]<class T>() {
+    Batch<T> A(a);
+    int n = A.rows, lda = A.ld(), lwork = -1;
+    if (n == 0) {
+      std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
+      return;
+    }
+    T query{};
+    Lapack<T>::sytrf("L", &n, A[0], &lda, int_data(pivots), &query, &lwork, int_data(info));
+    lwork = workspace(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < a.sizes()[0]; ++i) {
+      Lapack<T>::sytrf("L", &n, A[i], &lda, int_data(pivots) + i * n, work.data(), &lwork,
+                       int_data(info) + i);
+      // sytrf leaves the upper triangle as it was; the compact LD has zeros there (PyTorch's).
+      for (int j = 1; j < n; ++j)
+        std::fill(A[i] + int64_t(j) * lda, A[i] + int64_t(j) * lda + j, T(0));
+    }
+  });
+}
+
+void ldl_solve_kernel(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+  sync_library_threads();
+  dispatch_dtype<kLapackTypes>(ld.dtype(), "linalg.ldl_solve", [&]<class T>() {
+    Batch<T> A(ld), X(b);
+    if (A.rows == 0 || X.cols == 0) return;
+    int n = A.rows, nrhs = X.cols, lda = A.ld(), ldb = X.ld(), info = 0;
+    for (int64_t i = 0; i < ld.sizes()[0]; ++i) {
+      Lapack<T>::sytrs("L", &n, &nrhs, A[i], &lda, int_data(pivots) + i * n, X[i], &ldb, &info);
+    }
+  });
+}
+
 const LinalgFactorKernels kLinalgFactorKernels = {
     .lu_factor = &lu_factor_kernel,
     .lu_solve = &lu_solve_kernel,
@@ -405,6 +466,8 @@ const LinalgFactorKernels kLinalgFactorKernels = {
     .eigh = &eigh_kernel,
     .svd = &svd_kernel,
     .eig = &eig_kernel,
+    .ldl_factor = &ldl_factor_kernel,
+    .ldl_solve = &ldl_solve_kernel,
 };
 
 }  // namespace

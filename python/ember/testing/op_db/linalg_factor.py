@@ -468,6 +468,54 @@ def _np_eig(A):
 TOL_EIG = {**TOL32, ember.complex64: (2e-4, 2e-5)}
 
 
+# LDL^T: LD's layout is LAPACK's Bunch-Kaufman form, so the records check what it is for: the
+# solves it gives (inv(A) from solving against I), on symmetric indefinite matrices.
+
+
+def _ldl_inverse(X):
+    A = _sym(X)
+    LD, pivots = ember.linalg.ldl_factor(A)
+    return ember.linalg.ldl_solve(LD, pivots, ember.eye(A.shape[-1], dtype=A.dtype).expand_as(A))
+
+
+def _ldl_ex_inverse(X):
+    A = _sym(X)
+    LD, pivots, info = ember.linalg.ldl_factor_ex(A)
+    eye = ember.eye(A.shape[-1], dtype=A.dtype).expand_as(A)
+    return ember.linalg.ldl_solve(LD, pivots, eye), info
+
+
+def _np_ldl_ex_inverse(X):
+    return np.linalg.inv(_np_sym(X)), np.zeros(X.shape[:-2], dtype=np.int32)
+
+
+def _ldl_solve(X, B):
+    LD, pivots = ember.linalg.ldl_factor(_sym(X))
+    return ember.linalg.ldl_solve(LD, pivots, B)
+
+
+def _ldl_errors():
+    return [
+        ErrorSample(
+            lambda: ember.linalg.ldl_factor(ember.zeros(2, 2)),
+            ember.linalg.LinAlgError,
+            "singular",
+            "singular D",
+        ),
+        ErrorSample(
+            lambda: ember.linalg.ldl_factor(ember.ones(2, 3)), RuntimeError, "square", "not square"
+        ),
+        ErrorSample(
+            lambda: ember.linalg.ldl_solve(
+                ember.eye(2), ember.ones(2, dtype=ember.int64), ember.ones(2, 1)
+            ),
+            TypeError,
+            "int32",
+            "int64 pivots",
+        ),
+    ]
+
+
 def _matrix_sqrth(X):
     return ember.linalg.matrix_sqrth(_spd_input(X))
 
@@ -1025,6 +1073,34 @@ def records():
             _mats(_plain, *SQUARE, (4, 4)),
             tol=TOL_EIG,
             errors=_errors_square(ember.linalg.eigvals, "linalg.eigvals"),
+        ),
+        OpSpec(
+            "linalg.ldl_factor",
+            _ldl_inverse,
+            lambda X: np.linalg.inv(_np_sym(X)),
+            FLOAT32_64,
+            _mats(_plain, (3, 3), (2, 4, 4), (1, 1), (0, 0)),
+            grad=False,
+            tol=TOL32,
+            errors=_ldl_errors,
+        ),
+        OpSpec(
+            "linalg.ldl_factor_ex",
+            _ldl_ex_inverse,
+            _np_ldl_ex_inverse,
+            FLOAT32_64,
+            _mats(_plain, (3, 3), (2, 4, 4)),
+            grad=False,
+            tol=TOL32,
+        ),
+        OpSpec(
+            "linalg.ldl_solve",
+            _ldl_solve,
+            lambda X, B: np.linalg.solve(_np_sym(X), B),
+            FLOAT32_64,
+            _mats(_plain, ((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)), ((3, 3), (2, 3, 2))),
+            grad=False,
+            tol=TOL32,
         ),
         OpSpec(
             "linalg.matrix_sqrth",

@@ -12,6 +12,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
@@ -23,12 +24,12 @@ namespace ember {
 namespace {
 
 const OpInfo kRandomOps[] = {
-    {"rand", OpKind::Random, kFloatingTypes, false},
-    {"randn", OpKind::Random, kFloatingTypes, false},
+    {"rand", OpKind::Random, kFloatingTypes | kComplexTypes, false},
+    {"randn", OpKind::Random, kFloatingTypes | kComplexTypes, false},
     {"randint", OpKind::Random, kNumericTypes, false},
     {"randperm", OpKind::Random, kNumericTypes, false},
-    {"rand_like", OpKind::Random, kFloatingTypes, false},
-    {"randn_like", OpKind::Random, kFloatingTypes, false},
+    {"rand_like", OpKind::Random, kFloatingTypes | kComplexTypes, false},
+    {"randn_like", OpKind::Random, kFloatingTypes | kComplexTypes, false},
     {"randint_like", OpKind::Random, kNumericTypes, false},
     {"bernoulli", OpKind::Random, kFloatingTypes, false},
     {"multinomial", OpKind::Random, kFloatingTypes, false},
@@ -51,25 +52,6 @@ TensorOptions options_like(const Tensor& like, TensorOptions o) {
       .device(o.device_ == kCPU ? like.device() : o.device_);
 }
 
-// A new tensor of samples (rand, randn, randint); requires_grad as the options ask.
-Tensor sample(RandomDist dist,
-              IntArrayRef size,
-              TensorOptions o,
-              Generator* gen,
-              const Scalar& a,
-              const Scalar& b,
-              const char* op) {
-  TensorOptions no_grad_opts = o.requires_grad(false);
-  Tensor out = empty(size, no_grad_opts);
-  if (dist != RandomDist::Integer) {
-    EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating dtype, got ", out.dtype());
-  }
-  kernel(kernels(out.device()).random.random, out.device(), op)(dist, out, gen_or_default(gen), a,
-                                                                b);
-  if (o.requires_grad_) out.requires_grad_(true);
-  return out;
-}
-
 // A contiguous tensor of samples from the random kernel, outside autograd.
 Tensor draw(RandomDist dist,
             IntArrayRef size,
@@ -81,6 +63,38 @@ Tensor draw(RandomDist dist,
             const char* op) {
   Tensor out = empty(size, TensorOptions(dtype).device(device));
   kernel(kernels(device).random.random, device, op)(dist, out, gen_or_default(gen), a, b);
+  return out;
+}
+
+// A new tensor of samples (rand, randn, randint); requires_grad as the options ask.
+Tensor sample(RandomDist dist,
+              IntArrayRef size,
+              TensorOptions o,
+              Generator* gen,
+              const Scalar& a,
+              const Scalar& b,
+              const char* op) {
+  TensorOptions no_grad_opts = o.requires_grad(false);
+  const DType dt = o.dtype_.value_or(get_default_dtype());
+  Tensor out;
+  if (dist != RandomDist::Integer && is_complex(dt)) {
+    // PyTorch's complex rand and randn: independent real and imaginary parts, uniform on [0, 1)
+    // or normal with variance 1/2 each (so that E|z|^2 = 1).
+    DimVector pairs(size.data(), size.size());
+    pairs.push_back(2);
+    Tensor parts = draw(dist, pairs, to_real_dtype(dt), o.device_, gen, a, b, op);
+    if (dist == RandomDist::Normal) parts.mul_(Scalar(std::sqrt(0.5)));
+    out = view_as_complex(parts);
+  } else {
+    out = empty(size, no_grad_opts);
+    if (dist != RandomDist::Integer) {
+      EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating or complex dtype, got ",
+                  out.dtype());
+    }
+    kernel(kernels(out.device()).random.random, out.device(), op)(dist, out, gen_or_default(gen), a,
+                                                                  b);
+  }
+  if (o.requires_grad_) out.requires_grad_(true);
   return out;
 }
 

@@ -14,6 +14,7 @@ import numpy as np
 import ember
 from ember.testing.op_db.spec import (
     ALL,
+    COMPLEX,
     FLOATING,
     NUMERIC,
     ErrorSample,
@@ -395,6 +396,8 @@ def _random_check(low, high, integral=False):
         assert out.dtype == dtype
         v = to_numpy(out)
         assert v.shape == tuple(out.shape)
+        if np.iscomplexobj(v):  # both parts uniform on [low, high)
+            v = np.stack([v.real, v.imag])
         if v.size:
             assert v.min() >= low and v.max() < high, (v.min(), v.max())
             if integral:
@@ -407,6 +410,11 @@ def _randn_check(out, sample, dtype):
     assert out.dtype == dtype
     v = to_numpy(out)
     assert np.all(np.isfinite(v))
+    if np.iscomplexobj(v) and v.size >= 1000:
+        # Independent parts of variance 1/2 each (4.5 standard errors either way).
+        for part in (v.real, v.imag):
+            assert 0.4 < part.var() < 0.6, part.var()
+        assert abs(np.corrcoef(v.real.ravel(), v.imag.ravel())[0, 1]) < 0.15
 
 
 FACTORIES = [
@@ -414,7 +422,7 @@ FACTORIES = [
         "rand",
         lambda size, dtype: ember.rand(*size, dtype=dtype),
         None,
-        FLOATING,
+        FLOATING + COMPLEX,
         size_samples([(1000,), (0,), ()]),
         grad=False,
         check=_random_check(0, 1),
@@ -429,7 +437,7 @@ FACTORIES = [
         "randn",
         lambda size, dtype: ember.randn(*size, dtype=dtype),
         None,
-        FLOATING,
+        FLOATING + COMPLEX,
         size_samples([(1000,), (0,), ()]),
         grad=False,
         check=_randn_check,
@@ -464,7 +472,7 @@ FACTORIES = [
         "rand_like",
         lambda x: ember.rand_like(x),
         None,
-        FLOATING,
+        FLOATING + COMPLEX,
         unary_samples(),
         grad=False,
         check=_random_check(0, 1),
@@ -473,7 +481,7 @@ FACTORIES = [
         "randn_like",
         lambda x: ember.randn_like(x),
         None,
-        FLOATING,
+        FLOATING + COMPLEX,
         unary_samples(),
         grad=False,
         check=_randn_check,

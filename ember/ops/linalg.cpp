@@ -23,22 +23,22 @@ const OpInfo kLinalgOps[] = {
     {"mm", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
     {"bmm", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
     {"matmul", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
-    {"addmm", OpKind::Linalg, kNumericTypes, true},
-    {"addbmm", OpKind::Linalg, kNumericTypes, true},
-    {"baddbmm", OpKind::Linalg, kNumericTypes, true},
-    {"addmv", OpKind::Linalg, kNumericTypes, true},
+    {"addmm", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"addbmm", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"baddbmm", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"addmv", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
     // self.addmm_(...) and the like: the product written into self, which keeps its shape (the
     // Tensor methods are made from these records in ember/_tensor.py).
-    {"addmm_", OpKind::Inplace, kNumericTypes, true},
-    {"addbmm_", OpKind::Inplace, kNumericTypes, true},
-    {"baddbmm_", OpKind::Inplace, kNumericTypes, true},
-    {"addmv_", OpKind::Inplace, kNumericTypes, true},
-    {"dot", OpKind::Linalg, kNumericTypes, true},
-    {"vdot", OpKind::Linalg, kNumericTypes, true},
-    {"mv", OpKind::Linalg, kNumericTypes, true},
+    {"addmm_", OpKind::Inplace, kNumericTypes | kComplexTypes, true},
+    {"addbmm_", OpKind::Inplace, kNumericTypes | kComplexTypes, true},
+    {"baddbmm_", OpKind::Inplace, kNumericTypes | kComplexTypes, true},
+    {"addmv_", OpKind::Inplace, kNumericTypes | kComplexTypes, true},
+    {"dot", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"vdot", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"mv", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
     {"outer", OpKind::Linalg, kAllTypesAndComplex, true},
-    {"einsum", OpKind::Linalg, kNumericTypes, true},
-    {"tensordot", OpKind::Linalg, kNumericTypes, true},
+    {"einsum", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
+    {"tensordot", OpKind::Linalg, kNumericTypes | kComplexTypes, true},
     {"kron", OpKind::Linalg, kAllTypesAndComplex, true},
 };
 
@@ -187,8 +187,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 namespace {
 
 void check_numeric(const Tensor& t, const char* op) {
-  EMBER_CHECK_TYPE(kNumericTypes.contains(t.dtype()), "[", op, "] not implemented for dtype ",
-                   t.dtype());
+  EMBER_CHECK_TYPE((kNumericTypes | kComplexTypes).contains(t.dtype()), "[", op,
+                   "] not implemented for dtype ", t.dtype());
 }
 
 // sum over dims in x's own dtype (integer sums widen to int64; the products here do not).
@@ -311,7 +311,8 @@ Tensor addmv(const Tensor& input,
 
 Tensor dot(const Tensor& a, const Tensor& b) { return dot_impl(a, b, "dot"); }
 
-Tensor vdot(const Tensor& a, const Tensor& b) { return dot_impl(a, b, "vdot"); }
+// The first vector conjugated (the identity for real vectors).
+Tensor vdot(const Tensor& a, const Tensor& b) { return dot_impl(conj(a), b, "vdot"); }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
   EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1,

@@ -597,3 +597,24 @@ def test_any_parameter_layout_gives_the_contiguous_result(make):
         opt.step()
     np.testing.assert_allclose(p.detach().numpy(), want[1], rtol=1e-12)
     assert float(wide[:, 1::2].abs().sum()) == 0.0
+
+
+@pytest.mark.parametrize(
+    "name, kw",
+    [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 0.01}), ("RMSprop", {"lr": 0.01})],
+)
+def test_complex_parameter_is_its_real_and_imaginary_parts(name, kw):
+    """A complex parameter steps exactly as the real tensor of its (re, im) pairs would, and its
+    state stays complex (PyTorch's treatment)."""
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((3, 2, 2))
+    c = ember.view_as_complex(ember.tensor(z)).clone().requires_grad_()
+    r = ember.tensor(z, requires_grad=True)
+    oc, orr = getattr(ember.optim, name)([c], **kw), getattr(ember.optim, name)([r], **kw)
+    for _ in range(3):
+        g = rng.standard_normal((3, 2, 2))
+        c.grad, r.grad = ember.view_as_complex(ember.tensor(g)), ember.tensor(g)
+        oc.step()
+        orr.step()
+    np.testing.assert_allclose(ember.view_as_real(c.detach()).numpy(), r.detach().numpy())
+    assert all(v.is_complex() for v in oc.state[c].values() if v.dim() > 0)

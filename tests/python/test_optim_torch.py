@@ -78,6 +78,26 @@ def test_optimizer_matches_torch(name, kw):
     assert eo.state_dict()["param_groups"] == to.state_dict()["param_groups"]
 
 
+@pytest.mark.parametrize("name, kw", OPTIMIZERS)
+def test_complex_parameters_match_torch(name, kw):
+    """A complex parameter is updated as its real and imaginary parts, and its state stays
+    complex, as in PyTorch."""
+    rng = np.random.default_rng(2)
+    z = (rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))).astype(np.complex64)
+    e, t = ember.tensor(z, requires_grad=True), torch.tensor(z, requires_grad=True)
+    eo, to = getattr(ember.optim, name)([e], **kw), getattr(torch.optim, name)([t], **kw)
+    for _ in range(4):
+        g = (rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))).astype(np.complex64)
+        e.grad, t.grad = ember.tensor(g), torch.tensor(g)
+        eo.step()
+        to.step()
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
+    for k, v in to.state[t].items():
+        got = eo.state[e][k]
+        assert str(got.dtype).split(".")[1] == str(v.dtype).split(".")[1], k
+        np.testing.assert_allclose(got.numpy(), v.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+
+
 SCHEDULERS = [
     ("StepLR", {"step_size": 3, "gamma": 0.5}),
     ("MultiStepLR", {"milestones": [2, 5, 5], "gamma": 0.3}),

@@ -2,9 +2,8 @@
 
 from typing import Any
 
-from ember._C import _optim
 from ember.optim._fused import _check, _FusedOptimizer, _lists, _new_step_state, _zeros
-from ember.optim.optimizer import _to_float
+from ember.optim.optimizer import _optim, _to_float
 
 __all__ = ["Adadelta"]
 

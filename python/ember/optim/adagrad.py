@@ -4,12 +4,12 @@ C++ call per parameter group and step."""
 from typing import Any
 
 import ember
-from ember._C import _optim
 from ember.optim.optimizer import (
     Optimizer,
     _check_lr,
     _check_not_differentiable,
     _new_step,
+    _optim,
     _to_float,
 )
 
@@ -61,7 +61,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = _new_step()
-                state["sum"] = ember.full_like(p, group["initial_accumulator_value"])
+                state["sum"] = ember.full_like(p, _initial(p, group["initial_accumulator_value"]))
 
     def step(self, closure: Any = None) -> Any:
         """One update of every parameter that has a gradient; returns closure()'s loss."""
@@ -76,7 +76,9 @@ class Adagrad(Optimizer):
                     state = self.state[p]
                     if len(state) == 0:  # a group added after construction
                         state["step"] = _new_step()
-                        state["sum"] = ember.full_like(p, group["initial_accumulator_value"])
+                        state["sum"] = ember.full_like(
+                            p, _initial(p, group["initial_accumulator_value"])
+                        )
                     sums.append(state["sum"])
                     steps.append(state["step"])
                 _optim.adagrad_(
@@ -91,3 +93,8 @@ class Adagrad(Optimizer):
                     maximize=bool(group["maximize"]),
                 )
         return loss
+
+
+def _initial(p, value):
+    """A complex parameter's accumulator starts at value in both parts (PyTorch's)."""
+    return complex(value, value) if p.is_complex() else value

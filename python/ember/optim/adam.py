@@ -4,12 +4,12 @@ and step."""
 from typing import Any
 
 import ember
-from ember._C import _optim
 from ember.optim.optimizer import (
     Optimizer,
     _check_lr,
     _check_not_differentiable,
     _new_step,
+    _optim,
     _to_float,
 )
 

@@ -4,9 +4,8 @@ follows SGD with a decaying step `eta`, and state["ax"] holds its running averag
 from typing import Any
 
 import ember
-from ember._C import _optim
 from ember.optim._fused import _check, _FusedOptimizer, _lists, _new_step_state, _zeros
-from ember.optim.optimizer import _to_float
+from ember.optim.optimizer import _optim, _to_float
 
 __all__ = ["ASGD"]
 

@@ -4,7 +4,6 @@ momentum decay and the decoupled weight decay option."""
 from typing import Any
 
 import ember
-from ember._C import _optim
 from ember.optim._fused import (
     _check,
     _check_betas,
@@ -13,7 +12,7 @@ from ember.optim._fused import (
     _new_step_state,
     _zeros,
 )
-from ember.optim.optimizer import _to_float
+from ember.optim.optimizer import _optim, _to_float
 
 __all__ = ["NAdam"]
 

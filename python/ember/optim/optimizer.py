@@ -419,3 +419,40 @@ def _check_not_differentiable(cls: str, differentiable: bool) -> None:
             f"{cls}: differentiable=True is not supported (ember's optimizer steps are fused "
             "C++ updates outside autograd)"
         )
+
+
+class _RealViews:
+    """ember._C._optim with complex tensors seen as their (re, im) pairs: as PyTorch's optimizers
+    do, a complex parameter is two independent real parameters (view_as_real of the parameter,
+    its gradient and its state, which stays complex). A tensor a kernel returns for a complex
+    parameter's slot (SGD's new momentum buffers) comes back complex."""
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(ember._C._optim, name)
+
+        def call(params: list, *args: Any, **kwargs: Any) -> Any:
+            if not any(p.is_complex() for p in params):
+                return fn(params, *args, **kwargs)
+
+            def real(a: Any) -> Any:
+                if not isinstance(a, list):
+                    return a
+                return [
+                    ember.view_as_real(t) if isinstance(t, ember.Tensor) and t.is_complex() else t
+                    for t in a
+                ]
+
+            out = fn(real(params), *(real(a) for a in args), **kwargs)
+            if isinstance(out, list):
+                out = [
+                    ember.view_as_complex(b)
+                    if b is not None and p.is_complex() and not b.is_complex()
+                    else b
+                    for p, b in zip(params, out)
+                ]
+            return out
+
+        return call
+
+
+_optim = _RealViews()

@@ -2,7 +2,6 @@
 
 from typing import Any
 
-from ember._C import _optim
 from ember.optim._fused import (
     _check,
     _check_betas,
@@ -11,7 +10,7 @@ from ember.optim._fused import (
     _new_step_state,
     _zeros,
 )
-from ember.optim.optimizer import _to_float
+from ember.optim.optimizer import _optim, _to_float
 
 __all__ = ["RAdam"]
 

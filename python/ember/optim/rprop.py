@@ -4,8 +4,8 @@ a per-element step size that grows while the gradient keeps its sign and shrinks
 from typing import Any
 
 import ember
-from ember._C import _optim
 from ember.optim._fused import _FusedOptimizer, _lists, _new_step_state, _zeros
+from ember.optim.optimizer import _optim
 
 __all__ = ["Rprop"]
 
@@ -44,7 +44,10 @@ class Rprop(_FusedOptimizer):
         return {
             **_new_step_state(),
             "prev": _zeros(p),
-            "step_size": ember.full_like(p, float(group["lr"])),
+            # both parts of a complex parameter start at lr (PyTorch's)
+            "step_size": ember.full_like(
+                p, complex(group["lr"], group["lr"]) if p.is_complex() else float(group["lr"])
+            ),
         }
 
     def _fused_step(self, params, grads, states, group):

@@ -4,8 +4,7 @@ parameter group and step."""
 from typing import Any
 
 import ember
-from ember._C import _optim
-from ember.optim.optimizer import Optimizer, _check_lr, _check_not_differentiable, _to_float
+from ember.optim.optimizer import Optimizer, _check_lr, _check_not_differentiable, _optim, _to_float
 
 __all__ = ["SGD"]
 

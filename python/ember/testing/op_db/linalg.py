@@ -202,7 +202,7 @@ LINALG = [
         "addmm",
         ember.addmm,
         np_add_product(np.matmul),
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _add_product_samples(
             [
                 ((3, 2), (3, 4), (4, 2)),
@@ -221,7 +221,7 @@ LINALG = [
         "addbmm",
         ember.addbmm,
         np_add_product(lambda a, b: np.sum(a @ b, axis=0)),
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _add_product_samples(
             [
                 ((3, 2), (2, 3, 4), (2, 4, 2)),
@@ -238,7 +238,7 @@ LINALG = [
         "baddbmm",
         ember.baddbmm,
         np_add_product(np.matmul),
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _add_product_samples(
             [
                 ((2, 3, 2), (2, 3, 4), (2, 4, 2)),
@@ -258,7 +258,7 @@ LINALG = [
         "addmv",
         ember.addmv,
         np_add_product(np.matmul),
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _add_product_samples(
             [((3,), (3, 4), (4,)), ((), (2, 3), (3,)), ((0,), (0, 3), (3,)), ((2,), (2, 0), (0,))]
         ),
@@ -271,7 +271,7 @@ LINALG = [
         "dot",
         ember.dot,
         np.dot,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _pairs([((5,), (5,)), ((1,), (1,)), ((0,), (0,))]),
         gradgrad=True,
         errors=_vector_errors(ember.dot, "dot"),
@@ -280,7 +280,7 @@ LINALG = [
         "vdot",
         ember.vdot,
         np.vdot,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _pairs([((5,), (5,)), ((0,), (0,))]),
         gradgrad=True,
         errors=_vector_errors(ember.vdot, "vdot"),
@@ -289,7 +289,7 @@ LINALG = [
         "mv",
         ember.mv,
         np.matmul,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _pairs([((3, 4), (4,)), ((0, 4), (4,)), ((3, 0), (0,))]),
         gradgrad=True,
         errors=lambda: [
@@ -316,7 +316,7 @@ LINALG = [
         "einsum",
         _einsum,
         _np_einsum,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _einsum_samples,
         gradgrad=True,
         errors=_einsum_errors,
@@ -325,7 +325,7 @@ LINALG = [
         "tensordot",
         _tensordot,
         _np_tensordot,
-        NUMERIC,
+        NUMERIC + COMPLEX,
         _tensordot_samples,
         gradgrad=True,
         errors=_tensordot_errors,

@@ -102,3 +102,30 @@ def test_error_types_match_torch(call):
     with pytest.raises(Exception) as got:
         call(ember.fft, ember)
     assert isinstance(got.value, type(want.value)), (got.value, want.value)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"n_fft": 16},
+        {"n_fft": 16, "hop_length": 5, "win_length": 12, "window": "hann"},
+        {"n_fft": 15, "center": False, "normalized": True},
+        {"n_fft": 16, "window": "hann", "pad_mode": "constant"},
+    ],
+)
+def test_stft_and_istft_match_torch(kw):
+    """Spectrogram values, their gradient, and the inverse back to the signal."""
+    x0 = np.random.default_rng(0).standard_normal((2, 100))
+    results = []
+    for lib in (ember, torch):
+        k = dict(kw)
+        if k.get("window") == "hann":
+            k["window"] = lib.hann_window(k.get("win_length", k["n_fft"]), dtype=lib.float64)
+        x = lib.tensor(x0, requires_grad=True)
+        s = lib.stft(x, return_complex=True, **k)
+        lib.view_as_real(s).pow(2).sum().backward()
+        k.pop("pad_mode", None)
+        y = lib.istft(s.detach(), length=100, **k)
+        results.append((s.detach().numpy(), x.grad.numpy(), y.numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)

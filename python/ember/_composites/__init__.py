@@ -3,6 +3,7 @@
 from ember._composites import (  # noqa: F401
     creation,
     elementwise,
+    fft,
     indexing,
     linalg,
     linalg_factor,

@@ -16,6 +16,7 @@ import ember
 from ember.testing.op_db.spec import (
     ALL,
     COMPLEX,
+    FLOAT32_64,
     FLOATING,
     OpSpec,
     Sample,
@@ -197,6 +198,66 @@ def _freq(fn):
     return op
 
 
+def _np_stft(x, n_fft, hop_length=None, center=True, pad_mode="reflect", return_complex=True):
+    hop = hop_length or n_fft // 4
+    if center:
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(n_fft // 2, n_fft // 2)], mode=pad_mode)
+    count = 1 + (x.shape[-1] - n_fft) // hop
+    frames = np.stack([x[..., i * hop : i * hop + n_fft] for i in range(count)], -2)
+    spec = np.fft.fft(frames) if np.iscomplexobj(x) else np.fft.rfft(frames)
+    return np.swapaxes(spec, -1, -2)
+
+
+def _np_istft(spec, n_fft, hop_length=None, center=True, length=None):
+    hop = hop_length or n_fft // 4
+    frames = np.fft.irfft(np.swapaxes(spec, -1, -2), n=n_fft)
+    count = frames.shape[-2]
+    total = n_fft + hop * (count - 1)
+    y = np.zeros(frames.shape[:-2] + (total,))
+    envelope = np.zeros(total)
+    for i in range(count):
+        y[..., i * hop : i * hop + n_fft] += frames[..., i, :]
+        envelope[i * hop : i * hop + n_fft] += 1.0
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    y, envelope = y[..., start:end], envelope[start:end]
+    return y / envelope
+
+
+def _stft_samples(dtype, rng):
+    cases = [
+        ((20,), {"n_fft": 8}),
+        ((2, 17), {"n_fft": 6, "hop_length": 3}),
+        ((16,), {"n_fft": 5, "center": False}),
+        ((12,), {"n_fft": 4, "pad_mode": "constant"}),
+    ]
+    return [
+        Sample((make_array(s, dtype, rng),), dict(kw, return_complex=True), desc=f"{s} {kw}")
+        for s, kw in cases
+    ]
+
+
+def _istft_samples(dtype, rng):
+    cases = [
+        ((5, 6), {"n_fft": 8}),
+        ((2, 4, 7), {"n_fft": 6, "hop_length": 2, "length": 12}),
+        ((3, 5), {"n_fft": 4, "hop_length": 1, "center": False}),
+    ]
+    return [Sample((make_array(s, dtype, rng),), kw, desc=f"{s} {kw}") for s, kw in cases]
+
+
+def _stft_errors():
+    x = ember.ones(20)
+    R = RuntimeError
+    return error_list(
+        error(lambda: ember.stft(x, 8), R, "return_complex parameter be given"),
+        error(lambda: ember.stft(x, 40, center=False, return_complex=True), R, "n_fft"),
+        error(lambda: ember.stft(x, 8, hop_length=0, return_complex=True), R, "hop_length > 0"),
+        error(lambda: ember.stft(x, 8, window=ember.ones(3), return_complex=True), R, "window"),
+        error(lambda: ember.istft(ember.ones(4, 3, dtype=ember.complex64), 8), R, "n_fft / 2 + 1"),
+    )
+
+
 def records():
     g = {"tol": TOL, "gradgrad": True}
     return [
@@ -222,6 +283,9 @@ def records():
                grad=False, creation=True),
         OpSpec("fft.rfftfreq", _freq(F.rfftfreq), _np_freq(np.fft.rfftfreq), FREQ, _freq_samples,
                grad=False, creation=True),
+        OpSpec("stft", ember.stft, _np_stft, FLOAT32_64 + COMPLEX, _stft_samples, tol=TOL,
+               errors=_stft_errors()),
+        OpSpec("istft", ember.istft, _np_istft, COMPLEX, _istft_samples, tol=TOL),
         OpSpec("fft.fftshift", F.fftshift, lambda x, dim=None: np.fft.fftshift(x, dim),
                ALL + COMPLEX, _shift_samples),
         OpSpec("fft.ifftshift", F.ifftshift, lambda x, dim=None: np.fft.ifftshift(x, dim),

@@ -62,6 +62,16 @@ def test_low_rank_svd_is_the_truncated_svd():
     np.testing.assert_allclose(((U * S) @ V.mT).numpy(), centered, atol=1e-12)
 
 
-def test_eig_needs_complex_dtypes():
-    with pytest.raises(NotImplementedError, match="complex"):
-        ember.linalg.eig(ember.eye(2))
+def test_eig_of_a_rotation_is_complex():
+    """A quarter turn has eigenvalues i and -i (LAPACK's order: positive imaginary part first)
+    and eigenvectors (1, -i) / sqrt(2) and its conjugate."""
+    A = ember.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=ember.float64)
+    L, V = ember.linalg.eig(A)
+    assert L.dtype == ember.complex128 and V.dtype == ember.complex128
+    np.testing.assert_allclose(L.numpy(), [1j, -1j], atol=1e-15)
+    v = V.numpy()
+    np.testing.assert_allclose(A.numpy() @ v, v * L.numpy(), atol=1e-15)
+    np.testing.assert_allclose(np.abs(v), np.full((2, 2), 2**-0.5), atol=1e-15)
+    assert ember.linalg.eigvals(A.float()).dtype == ember.complex64
+    with pytest.raises(TypeError, match="float32 or float64"):
+        ember.linalg.eig(A.to(ember.complex128))

@@ -12,17 +12,10 @@ namespace {
 
 using ember::ErrorKind;
 using ember::Tensor;
+using ember_test::expect_near;
 using D = std::vector<double>;
 
 ember::TensorOptions f64() { return ember::TensorOptions(ember::kFloat64); }
-
-// A complex result as its (re, im) pairs.
-void expect_near(const Tensor& got, const D& want, double tol = 1e-12) {
-  const Tensor real = ember::is_complex(got.dtype()) ? ember::view_as_real(got) : got;
-  const D g = real.contiguous().to_vector<double>();
-  ASSERT_EQ(g.size(), want.size());
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], tol) << "element " << i;
-}
 
 TEST(Fft, DftOfFourPoints) {
   // X_k = sum_j x_j exp(-2 pi i j k / 4): [10, -2 + 2i, -2, -2 - 2i].

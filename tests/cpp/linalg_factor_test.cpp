@@ -13,15 +13,10 @@ namespace {
 
 using ember::ErrorKind;
 using ember::Tensor;
+using ember_test::expect_near;
 using D = std::vector<double>;
 
 ember::TensorOptions f64() { return ember::TensorOptions(ember::kFloat64); }
-
-void expect_near(const Tensor& got, const D& want, double tol = 1e-12) {
-  const D g = got.contiguous().to_vector<double>();
-  ASSERT_EQ(g.size(), want.size());
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], tol) << "element " << i;
-}
 
 TEST(LinalgFactor, SolveInverseDeterminantOf2x2) {
   // A = [[4, 7], [2, 6]]: det 10, inverse [[0.6, -0.7], [-0.2, 0.4]].

@@ -25,6 +25,16 @@ inline std::ptrdiff_t byte_offset(const ember::Tensor& view, const ember::Tensor
   return static_cast<const char*>(view.data_ptr()) - static_cast<const char*>(base.data_ptr());
 }
 
+// Every element of `got` (flattened; a complex tensor as its (re, im) pairs) within tol of want.
+inline void expect_near(const ember::Tensor& got,
+                        const std::vector<double>& want,
+                        double tol = 1e-12) {
+  const ember::Tensor real = ember::is_complex(got.dtype()) ? ember::view_as_real(got) : got;
+  const std::vector<double> g = real.contiguous().to_vector<double>();
+  ASSERT_EQ(g.size(), want.size());
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], tol) << "element " << i;
+}
+
 // Restores the default dtype and thread count a test changes, even when an assertion fails.
 class DefaultDTypeGuard {
  public:

@@ -41,6 +41,8 @@ _VIEWS = {
     "unfold_copy": lambda input, dimension, size, step: input.unfold(dimension, size, step),
     "unsqueeze_copy": lambda input, dim: input.unsqueeze(dim),
     "view_copy": lambda input, size: input.view(size),
+    "view_as_real_copy": lambda input: _C.view_as_real(input),
+    "view_as_complex_copy": lambda input: _C.view_as_complex(input),
 }
 
 

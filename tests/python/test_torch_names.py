@@ -32,6 +32,11 @@ def test_view_copies_own_their_memory():
     assert [tuple(p.shape) for p in parts] == [(3, 2), (3, 2)]
     out = ember.as_strided_scatter(ember.zeros(3, 3), ember.ones(3), (3,), (4,))
     np.testing.assert_array_equal(out.numpy(), np.eye(3))
+    z = ember.view_as_complex(ember.arange(4.0).view(2, 2))
+    pairs = ember.view_as_real_copy(z)
+    pairs.add_(1)  # a copy: z is unchanged
+    np.testing.assert_array_equal(z.numpy(), [1j, 2 + 3j])
+    np.testing.assert_array_equal(ember.view_as_complex_copy(pairs).numpy(), [1 + 2j, 3 + 4j])
 
 
 def test_aten_forms_match_nn_functional():

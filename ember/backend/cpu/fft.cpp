@@ -4,9 +4,9 @@
 // oneMKL is loaded at the first transform with dlopen, not linked: ember builds and runs without
 // it (the transforms then raise how to install it), and RTLD_LOCAL keeps its BLAS and LAPACK
 // symbols (sgemm_, dgetrf_, ...) from interposing on OpenBLAS's, which the rest of ember calls.
-// The library is looked for at $EMBER_MKL_RT, then by the dynamic loader's search, which includes
-// libember's RUNPATH: the directory of a Python environment's libraries, where pip's `mkl` puts
-// libmkl_rt.
+// The library is looked for at $EMBER_MKL_RT, then by the dynamic loader's search, then in the
+// directories of libember's RUNPATH: the lib directory of a Python environment, where pip's `mkl`
+// puts libmkl_rt.
 //
 // MKL runs its threads on the GNU OpenMP runtime ember already uses (its "GNU threading layer"),
 // so one pool serves both; each plan is limited to ember's thread count. The declarations below
@@ -76,6 +76,39 @@ void find(void* lib, const char* name, F& fn, std::string& error) {
   if (!fn && error.empty()) error = std::string("libmkl_rt has no ") + name;
 }
 
+constexpr const char* kMklNames[] = {"libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so"};
+
+// libmkl_rt by the dynamic loader's search, then in each directory libember itself searches
+// (its RUNPATH with $ORIGIN expanded, read with dlinfo). The second is needed where dlopen is
+// intercepted (AddressSanitizer's runtime calls it, so the loader sees that library's RUNPATH,
+// not libember's).
+void* open_by_name() {
+  for (const char* name : kMklNames) {
+    if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
+  }
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&open_by_name), &self) == 0 || !self.dli_fname) return nullptr;
+  void* ember = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (!ember) return nullptr;
+  void* lib = nullptr;
+  Dl_serinfo size{};
+  if (dlinfo(ember, RTLD_DI_SERINFOSIZE, &size) == 0) {
+    std::vector<char> buf(size.dls_size);
+    auto* info = reinterpret_cast<Dl_serinfo*>(buf.data());
+    *info = size;
+    if (dlinfo(ember, RTLD_DI_SERINFO, info) == 0) {
+      for (unsigned i = 0; i < info->dls_cnt && !lib; ++i) {
+        for (const char* name : kMklNames) {
+          const std::string path = std::string(info->dls_serpath[i].dls_name) + "/" + name;
+          if ((lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+        }
+      }
+    }
+  }
+  dlclose(ember);  // drops the reference RTLD_NOLOAD took
+  return lib;
+}
+
 Mkl load_mkl() {
   Mkl m{};
   // MKL's GNU threading layer needs libgomp's symbols in the global scope, but Python loads
@@ -90,9 +123,7 @@ Mkl load_mkl() {
     lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) tried = std::string(" (EMBER_MKL_RT: ") + dlerror() + ")";
   } else {
-    for (const char* name : {"libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so"}) {
-      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-    }
+    lib = open_by_name();
   }
   if (!lib) {
     m.error = "oneMKL's runtime (libmkl_rt.so) was not found" + tried +

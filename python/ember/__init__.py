@@ -107,6 +107,7 @@ from ember import (  # noqa: E402
     futures,
     overrides,
     return_types,
+    signal,
     special,
     testing,
     torch_version,

@@ -174,10 +174,27 @@ Tensor sgn(const Tensor& self) {
   return out;
 }
 
-Tensor complex(const Tensor& real, const Tensor& imag) {
-  check_float_pair(real, imag, "complex");
-  const std::vector<Tensor> parts = broadcast_tensors({real, imag});
-  return view_as_complex(stack(parts, -1));
+Tensor complex(const Tensor& re, const Tensor& im) {
+  check_float_pair(re, im, "complex");
+  // A fresh tensor, as PyTorch's (a view of stacked parts would go stale after an in-place op
+  // on its real or imaginary part).
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    const std::vector<Tensor> parts = broadcast_tensors({re, im});
+    out = empty(parts[0].sizes(), TensorOptions(to_complex_dtype(re.dtype())).device(re.device()));
+    const Tensor pairs = view_as_real(out);
+    select(pairs, -1, 0).copy_(parts[0]);
+    select(pairs, -1, 1).copy_(parts[1]);
+  }
+  if (any_requires_grad(re, im)) {
+    record("ComplexBackward0", {&re, &im}, {&out},
+           [rs = DimVector(re.sizes().data(), re.sizes().size()),
+            is = DimVector(im.sizes().data(), im.sizes().size())](TensorList& g, Node&) {
+             return TensorList{sum_to_size(real(g[0]), rs), sum_to_size(imag(g[0]), is)};
+           });
+  }
+  return out;
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {

@@ -4,6 +4,7 @@
 // them with the input's promotion, cropping or zero-padding and the norm= scaling.
 #include "ember/ops/fft.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -77,7 +78,9 @@ double scale_of(FftNorm norm, int64_t n) {
 }
 
 // Runs `kernel(out, in)` over `dims` of x: those dims moved last and the rest flattened into one
-// batch dim ([B, signal...], contiguous), and the result's dims moved back where they were.
+// batch dim ([B, signal...], contiguous). The result is a fresh tensor (not a view, so that
+// in-place ops on it, or on its real and imaginary parts, keep their history) whose memory holds
+// the batch dims first and the transformed dims last, as PyTorch's results do.
 template <class Kernel>
 Tensor exec(const Tensor& x,
             IntArrayRef dims,
@@ -88,16 +91,28 @@ Tensor exec(const Tensor& x,
   DimVector last;
   for (int64_t i = 0; i < k; ++i) last.push_back(x.dim() - k + i);
   const Tensor xp = contiguous(movedim(x, dims, last));
-  DimVector shape(xp.sizes().data(), size_t(x.dim() - k));
-  DimVector in_shape{numel_of(shape)}, out_shape{numel_of(shape)};
+  const int64_t batch = numel_of(IntArrayRef(xp.sizes().data(), size_t(x.dim() - k)));
+  DimVector in_shape{batch}, out_shape{batch};
   for (int64_t i = 0; i < k; ++i) in_shape.push_back(xp.sizes()[size_t(x.dim() - k + i)]);
-  for (int64_t s : out_signal) {
-    out_shape.push_back(s);
-    shape.push_back(s);
+  for (int64_t s : out_signal) out_shape.push_back(s);
+  // Sizes in x's dim order; strides of the memory order [batch dims..., dims...].
+  DimVector sizes(x.sizes().data(), x.sizes().size());
+  for (int64_t i = 0; i < k; ++i) sizes[size_t(dims[i])] = out_signal[size_t(i)];
+  DimVector order;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) order.push_back(d);
   }
-  const Tensor out = empty(out_shape, TensorOptions(out_dtype).device(x.device()));
-  kernel(out, reshape(xp, in_shape));
-  return movedim(view(out, shape), last, dims);
+  for (int64_t d : dims) order.push_back(d);
+  DimVector strides(sizes.size(), 1);
+  int64_t step = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    strides[size_t(order[i])] = step;
+    step *= std::max<int64_t>(sizes[size_t(order[i])], 1);
+  }
+  const Tensor out = empty_strided(sizes, strides, TensorOptions(out_dtype).device(x.device()));
+  // The kernel writes through a [B, signal...] view of it (contiguous in that order).
+  kernel(reshape(movedim(out, dims, last), out_shape), reshape(xp, in_shape));
+  return out;
 }
 
 DimVector sizes_at(const Tensor& x, IntArrayRef dims) {

@@ -8,6 +8,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
@@ -538,13 +539,14 @@ Tensor embed_region(const Tensor& part, const ViewRegion& r) {
 
 void rebase_view_history(const Tensor& view, const Tensor& value) {
   const Tensor base(view.impl()->view_base());
-  // The regions below count elements of one dtype; a view of another dtype (view_as_real, real,
-  // imag) would need PyTorch's replay of the view function, which ember does not have.
-  EMBER_CHECK(view.dtype() == base.dtype(), "[in-place] an in-place op on a ", view.dtype(),
-              " view (view_as_real, real, imag) of a ", base.dtype(),
-              " tensor is not supported while the tensor requires grad; write into "
-              "the complex tensor, or clone the view first");
-  const ViewRegion r = view_region(view, base);
+  // A real view of a complex base (view_as_real, real, imag) is a region of the base's (re, im)
+  // pairs: the region is taken in view_as_real(base), whose elements have the view's dtype, and
+  // gradients cross between the two with view_as_real / view_as_complex.
+  const bool pairs = view.dtype() != base.dtype();
+  EMBER_CHECK(!pairs || (is_complex(base.dtype()) && view.dtype() == to_real_dtype(base.dtype())),
+              "[in-place] an in-place op on a ", view.dtype(), " view of a ", base.dtype(),
+              " tensor is not supported while the tensor requires grad");
+  const ViewRegion r = view_region(view, pairs ? view_as_real(detach(base)) : base);
   // base_old stands for the base's value before the op, with the base's history so far.
   Tensor base_old = detach(base);
   if (AutogradMeta* m = autograd_meta(base)) {
@@ -553,17 +555,23 @@ void rebase_view_history(const Tensor& view, const Tensor& value) {
     om.output_nr = m->output_nr;
     om.requires_grad = m->requires_grad;
   }
-  record("CopySlices", {&base_old, &value}, {&base}, [r](TensorList& g, Node& n) {
+  record("CopySlices", {&base_old, &value}, {&base}, [r, pairs](TensorList& g, Node& n) {
+    const Tensor whole = pairs ? view_as_real(g[0]) : g[0];
     TensorList out(2);
-    if (n.next_edges()[0].valid()) out[0] = zero_region(g[0], r);
-    if (n.next_edges()[1].valid()) out[1] = region_of(g[0], r);
+    if (n.next_edges()[0].valid()) {
+      const Tensor rest = zero_region(whole, r);
+      out[0] = pairs ? view_as_complex(rest) : rest;
+    }
+    if (n.next_edges()[1].valid()) out[1] = region_of(whole, r);
     return out;
   });
   mark_inplace(base);
   // The view looks at the base's new value: its history is its region of it. Taken now, the
   // view is fresh again (other views of the base taken before the op are stale).
-  record("AsStridedBackward0", {&base}, {&view},
-         [r](TensorList& g, Node&) { return TensorList{embed_region(g[0], r)}; });
+  record("AsStridedBackward0", {&base}, {&view}, [r, pairs](TensorList& g, Node&) {
+    const Tensor whole = embed_region(g[0], r);
+    return TensorList{pairs ? view_as_complex(whole) : whole};
+  });
   view.impl()->set_view_base(base.impl_ref(), inplace_history(base));
 }
 

@@ -59,6 +59,22 @@ bool is_basic(nb::handle it) {
   return it.is_none() || it.ptr() == Py_Ellipsis || PySlice_Check(it.ptr()) || is_int_like(it);
 }
 
+bool list_as_tuple(nb::handle idx) {
+  if (!PyList_Check(idx.ptr()) || PyList_GET_SIZE(idx.ptr()) >= 32) return false;
+  for (nb::handle it : nb::borrow<nb::list>(idx)) {
+    if (it.is_none() || it.ptr() == Py_Ellipsis || PySlice_Check(it.ptr()) ||
+        nb::isinstance<Tensor>(it) || PyList_Check(it.ptr()) || PyTuple_Check(it.ptr())) {
+      // PyTorch's deprecation warning, word for word in substance.
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "Using a non-tuple sequence for multidimensional indexing is deprecated; use "
+                   "x[tuple(seq)] instead of x[seq]",
+                   1);
+      return true;
+    }
+  }
+  return false;
+}
+
 // x[idx] in two steps, as PyTorch: the basic items (ints, slices with steps, None, Ellipsis)
 // give a view; the advanced ones (integer tensors and lists, bool masks) are then applied to that
 // view's dims by ember::index. `adv` receives them aligned to the view's dims (empty if none).
@@ -68,8 +84,11 @@ Tensor basic_view(const Tensor& self, nb::handle idx, OptionalTensors& adv) {
     EMBER_CHECK_INDEX(self.dim() > 0, "[index] invalid index of a 0-dim tensor");
     return apply_slice(self, 0, idx);
   }
-  // A tuple is several items; anything else (a list included, as in PyTorch) is one.
-  nb::tuple items = PyTuple_Check(idx.ptr()) ? nb::borrow<nb::tuple>(idx) : nb::make_tuple(idx);
+  // A tuple is several items, and so is a short list holding a slice, Ellipsis, None, a tensor
+  // or a sequence (NumPy's legacy rule, which PyTorch keeps: x[[slice(None), 0]] is x[:, 0]);
+  // anything else, a list of ints included, is one item.
+  nb::tuple items = PyTuple_Check(idx.ptr()) || list_as_tuple(idx) ? nb::tuple(nb::borrow(idx))
+                                                                   : nb::make_tuple(idx);
   std::vector<std::optional<Tensor>> tensors;  // the advanced items, converted
   // How many dims the items consume, to know how many an Ellipsis stands for.
   int64_t consumed = 0;

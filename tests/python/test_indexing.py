@@ -148,3 +148,19 @@ def test_indexing_matches_pytorch_when_installed():
         got = ea[key(ember.from_numpy)].numpy()
         want = ta[key(torch.from_numpy)].numpy()
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_list_of_slices_is_a_tuple_of_them():
+    """NumPy's legacy rule, kept by PyTorch with a warning: a short list holding a slice, None,
+    Ellipsis, a tensor or a sequence indexes as the tuple of its items; a list of ints stays one
+    advanced index."""
+    x = ember.arange(12).view(3, 4)
+    with pytest.warns(UserWarning, match="non-tuple sequence"):
+        np.testing.assert_array_equal(x[[slice(None), 1]].numpy(), [1, 5, 9])
+    with pytest.warns(UserWarning, match="non-tuple sequence"):
+        np.testing.assert_array_equal(x[[[0, 1], [1, 2]]].numpy(), [1, 6])
+    np.testing.assert_array_equal(x[[0, 2]].numpy(), x.numpy()[[0, 2]])
+    y = ember.zeros(3, 4)
+    with pytest.warns(UserWarning, match="non-tuple sequence"):
+        y[[slice(0, 2), 3]] = 1.0
+    np.testing.assert_array_equal(y.numpy()[:, 3], [1, 1, 0])

@@ -74,26 +74,19 @@ Tensor sample(RandomDist dist,
               const Scalar& a,
               const Scalar& b,
               const char* op) {
-  TensorOptions no_grad_opts = o.requires_grad(false);
   const DType dt = o.dtype_.value_or(get_default_dtype());
-  Tensor out;
-  if (dist != RandomDist::Integer && is_complex(dt)) {
-    // PyTorch's complex rand and randn: independent real and imaginary parts, uniform on [0, 1)
-    // or normal with variance 1/2 each (so that E|z|^2 = 1).
-    DimVector pairs(size.data(), size.size());
-    pairs.push_back(2);
-    Tensor parts = draw(dist, pairs, to_real_dtype(dt), o.device_, gen, a, b, op);
-    if (dist == RandomDist::Normal) parts.mul_(Scalar(std::sqrt(0.5)));
-    out = view_as_complex(parts);
-  } else {
-    out = empty(size, no_grad_opts);
-    if (dist != RandomDist::Integer) {
-      EMBER_CHECK(out.is_floating_point(), "[", op, "] expected a floating or complex dtype, got ",
-                  out.dtype());
-    }
-    kernel(kernels(out.device()).random.random, out.device(), op)(dist, out, gen_or_default(gen), a,
-                                                                  b);
+  const bool pairs = dist != RandomDist::Integer && is_complex(dt);
+  if (dist != RandomDist::Integer) {
+    EMBER_CHECK(is_floating(dt) || pairs, "[", op, "] expected a floating or complex dtype, got ",
+                dt);
   }
+  Tensor out = empty(size, o.requires_grad(false).dtype(dt));
+  // A complex tensor is filled through its (re, im) pairs: PyTorch's complex rand and randn have
+  // independent parts, uniform on [0, 1) or normal with variance 1/2 each (so E|z|^2 = 1).
+  Tensor target = pairs ? view_as_real(out) : out;
+  kernel(kernels(out.device()).random.random, out.device(), op)(dist, target, gen_or_default(gen),
+                                                                a, b);
+  if (pairs && dist == RandomDist::Normal) target.mul_(Scalar(std::sqrt(0.5)));
   if (o.requires_grad_) out.requires_grad_(true);
   return out;
 }

@@ -10,33 +10,8 @@ from ember import _C
 
 _f = _C._fft
 
-fft = _f.fft
-ifft = _f.ifft
-rfft = _f.rfft
-irfft = _f.irfft
-hfft = _f.hfft
-ihfft = _f.ihfft
-fft2 = _f.fft2
-ifft2 = _f.ifft2
-rfft2 = _f.rfft2
-irfft2 = _f.irfft2
-hfft2 = _f.hfft2
-ihfft2 = _f.ihfft2
-fftn = _f.fftn
-ifftn = _f.ifftn
-rfftn = _f.rfftn
-irfftn = _f.irfftn
-hfftn = _f.hfftn
-ihfftn = _f.ihfftn
-fftfreq = _f.fftfreq
-rfftfreq = _f.rfftfreq
-fftshift = _f.fftshift
-ifftshift = _f.ifftshift
+# Every function of ember._C._fft, under its own name (torch.fft's).
+__all__ = [name for name in dir(_f) if not name.startswith("_")]
+globals().update({name: getattr(_f, name) for name in __all__})
 
 Tensor = _C.Tensor
-
-__all__ = [
-    "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2",
-    "ihfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftfreq", "rfftfreq",
-    "fftshift", "ifftshift",
-]  # fmt: skip

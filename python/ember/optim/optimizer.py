@@ -452,6 +452,7 @@ class _RealViews:
                 ]
             return out
 
+        setattr(self, name, call)  # found directly from now on, without __getattr__
         return call
 
 

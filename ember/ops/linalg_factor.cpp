@@ -27,7 +27,7 @@
 namespace ember {
 namespace {
 
-constexpr DTypeSet kLapackTypes = DTypeSet(kFloat32) | kFloat64;
+constexpr DTypeSet kLapackTypes = DTypeSet(kFloat32) | kFloat64 | kComplex64 | kComplex128;
 
 const OpInfo kLinalgFactorOps[] = {
     {"linalg.lu_factor_ex", OpKind::Linalg, kLapackTypes, true},
@@ -80,13 +80,18 @@ DimVector with(IntArrayRef batch, std::initializer_list<int64_t> tail) {
 }
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+// The conjugate transpose: the adjoint that the complex forms of the formulas below take where the
+// real ones transpose (the same as mT for real t).
+Tensor mH(const Tensor& t) { return conj(mT(t)); }
 
 void check_matrix(const Tensor& A, const char* op, bool square, const char* name = "A") {
   EMBER_CHECK(A.dim() >= 2, "[", op, "] ", name,
               " must have at least 2 dimensions (a batch of matrices), but it has ", A.dim(),
               " dimensions");
   EMBER_CHECK_TYPE(kLapackTypes.contains(A.dtype()), "[", op,
-                   "] expected a float32 or float64 tensor, but got dtype ", A.dtype());
+                   "] expected a floating point or complex tensor (float32, float64, complex64 or "
+                   "complex128), but got dtype ",
+                   A.dtype());
   EMBER_CHECK(!square || rows(A) == cols(A), "[", op, "] ", name,
               " must be batches of square matrices, but they are ", rows(A), " by ", cols(A),
               " matrices");
@@ -188,15 +193,10 @@ Tensor zeros_if_undefined(const Tensor& g, IntArrayRef sizes, const Tensor& like
   return g.defined() ? g : zeros(sizes, TensorOptions(like.dtype()).device(like.device()));
 }
 
-// tril with the diagonal halved: the map Phi of the Cholesky gradient.
-Tensor tril_half_diagonal(const Tensor& x) {
-  return tril(x, -1) + diag_embed(diagonal(x, 0, -2, -1) * 0.5);
-}
-
 // The gradient of A = P L U from those of L [*, m, k] and U [*, k, n] (either may be undefined):
-// gA = P L^-T [tril(L^T gL - gU2 U2^T, -1) + triu(gU1 U1^T)] U1^-T | P L^-T gU2 (wide) or
-// P [L1^-T (tril(L1^T gL1, -1) + triu(gU U^T - L2^T gL2)); gL2] U^-T (tall), the square case
-// being both.
+// gA = P L^-H [tril(L^H gL - gU2 U2^H, -1) + triu(gU1 U1^H)] U1^-H | P L^-H gU2 (wide) or
+// P [L1^-H (tril(L1^H gL1, -1) + triu(gU U^H - L2^H gL2)); gL2] U^-H (tall), the square case
+// being both. Complex A takes the adjoint where real A transposes, as in all the formulas here.
 Tensor lu_backward(
     const Tensor& gL_, const Tensor& gU_, const Tensor& P, const Tensor& L, const Tensor& U) {
   const int64_t m = rows(L), n = cols(U), k = cols(L);
@@ -204,24 +204,24 @@ Tensor lu_backward(
   const Tensor gU = zeros_if_undefined(gU_, U.sizes(), U);
   if (m <= n) {
     const Tensor U1 = narrow(U, -1, 0, k), gU1 = narrow(gU, -1, 0, k);
-    Tensor M = triu(matmul(gU1, mT(U1)));
-    Tensor lower = matmul(mT(L), gL);
+    Tensor M = triu(matmul(gU1, mH(U1)));
+    Tensor lower = matmul(mH(L), gL);
     if (n > k) {
       const Tensor U2 = narrow(U, -1, k, n - k), gU2 = narrow(gU, -1, k, n - k);
-      lower = lower - matmul(gU2, mT(U2));
+      lower = lower - matmul(gU2, mH(U2));
     }
     M = M + tril(lower, -1);
-    Tensor g1 = linalg_solve_triangular(mT(U1), M, /*upper=*/false, /*left=*/false);
+    Tensor g1 = linalg_solve_triangular(mH(U1), M, /*upper=*/false, /*left=*/false);
     Tensor g = n > k ? cat({g1, narrow(gU, -1, k, n - k)}, -1) : g1;
-    g = linalg_solve_triangular(mT(L), g, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+    g = linalg_solve_triangular(mH(L), g, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
     return matmul(P, g);
   }
   const Tensor L1 = narrow(L, -2, 0, k), gL1 = narrow(gL, -2, 0, k);
   const Tensor L2 = narrow(L, -2, k, m - k), gL2 = narrow(gL, -2, k, m - k);
-  Tensor M = tril(matmul(mT(L1), gL1), -1) + triu(matmul(gU, mT(U)) - matmul(mT(L2), gL2));
-  Tensor top = linalg_solve_triangular(mT(L1), M, /*upper=*/true, /*left=*/true,
+  Tensor M = tril(matmul(mH(L1), gL1), -1) + triu(matmul(gU, mH(U)) - matmul(mH(L2), gL2));
+  Tensor top = linalg_solve_triangular(mH(L1), M, /*upper=*/true, /*left=*/true,
                                        /*unitriangular=*/true);
-  Tensor g = linalg_solve_triangular(mT(U), cat({top, gL2}, -2), /*upper=*/false, /*left=*/false);
+  Tensor g = linalg_solve_triangular(mH(U), cat({top, gL2}, -2), /*upper=*/false, /*left=*/false);
   return matmul(P, g);
 }
 
@@ -252,9 +252,9 @@ std::pair<Tensor, Tensor> unpack_lu(const Tensor& LU) {
   return {L, U};
 }
 
-// X with A X = B (left) or X A = B, A^T for adjoint, from A's factors in LAPACK's layout (lu
-// [batch, n, n] and pivots [batch, n]); no graph. X A = B is A^T X^T = B^T: the transposed
-// system, solved for X^T.
+// X with A X = B (left) or X A = B, A^H for adjoint, from A's factors in LAPACK's layout (lu
+// [batch, n, n] and pivots [batch, n]); no graph. X A = B is A^H X^H = B^H: the adjoint system,
+// solved for X^H.
 Tensor lu_solve_nograd(const Tensor& lu,
                        const Tensor& pivots,
                        const Tensor& B,
@@ -264,11 +264,11 @@ Tensor lu_solve_nograd(const Tensor& lu,
                        const char* op) {
   NoGradGuard no_grad;
   const int64_t n = lu.sizes()[1];
-  Lapack x = lapack_copy(left ? B : mT(B), batch);
+  Lapack x = lapack_copy(left ? B : mH(B), batch);
   if (count(batch) > 0) {
     slots(lu, op).lu_solve(lu, pivots.view({count(batch), n}), x.mats, adjoint == left);
   }
-  return left ? x.result : mT(x.result);
+  return left ? x.result : mH(x.result);
 }
 
 bool is_vector_rhs(const Tensor& A, const Tensor& B) {
@@ -387,11 +387,11 @@ Tensor linalg_lu_solve(
              if (n.next_edges()[1].valid()) r[1] = sum_to_size(gB, b_sizes);
              if (n.next_edges()[0].valid()) {
                // The gradient of the matrix A = P L U, then of its packed factors.
-               const Tensor gA = left ? (adjoint ? -matmul(x, mT(gB)) : -matmul(gB, mT(x)))
-                                      : (adjoint ? -matmul(mT(gB), x) : -matmul(mT(x), gB));
+               const Tensor gA = left ? (adjoint ? -matmul(x, mH(gB)) : -matmul(gB, mH(x)))
+                                      : (adjoint ? -matmul(mH(gB), x) : -matmul(mH(x), gB));
                auto [L, U] = unpack_lu(lu);
                const Tensor R = matmul(mT(permutation_matrices(piv, rows(lu), lu)), gA);
-               r[0] = sum_to_size(tril(matmul(R, mT(U)), -1) + triu(matmul(mT(L), R)), lu_sizes);
+               r[0] = sum_to_size(tril(matmul(R, mH(U)), -1) + triu(matmul(mH(L), R)), lu_sizes);
              }
              return r;
            });
@@ -433,14 +433,14 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A,
            [sA = SavedTensor(A), sX = SavedTensor(X, 0), a_sizes = dims_of(A.sizes()),
             b_sizes = dims_of(B.sizes()), left, vector](TensorList& g, Node& n) {
              const Tensor a = sA.unpack(n), x = sX.unpack(n);
-             // A X = B: gB = A^-T gX, gA = -gB X^T.  X A = B: gB = gX A^-T, gA = -X^T gB.
-             const Tensor gB = linalg_solve(mT(a), g[0], left);
+             // A X = B: gB = A^-H gX, gA = -gB X^H.  X A = B: gB = gX A^-H, gA = -X^H gB.
+             const Tensor gB = linalg_solve(mH(a), g[0], left);
              TensorList r(2);
              if (n.next_edges()[1].valid()) r[1] = sum_to_size(gB, b_sizes);
              if (n.next_edges()[0].valid()) {
                const Tensor gB2 = vector ? unsqueeze(gB, -1) : gB;
                const Tensor x2 = vector ? unsqueeze(x, -1) : x;
-               r[0] = sum_to_size(left ? -matmul(gB2, mT(x2)) : -matmul(mT(x2), gB2), a_sizes);
+               r[0] = sum_to_size(left ? -matmul(gB2, mH(x2)) : -matmul(mH(x2), gB2), a_sizes);
              }
              return r;
            });
@@ -478,15 +478,24 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
     NoGradGuard no_grad;
     LuResult lu = lu_nograd(A, batch_of(A), op);
     const Tensor d = diagonal(lu.lu.result, 0, -2, -1);
-    sign = pivot_signs(lu.pivots, A) * prod(ember::sign(d), -1, false);
+    // sgn: d / |d| for complex d (0 at 0), the sign for real d.
+    sign = pivot_signs(lu.pivots, A) * prod(sgn(d), -1, false);
     logabs = sum(log(abs(d)), {-1}, false);
   }
   if (any_requires_grad(A)) {
     record("LinalgSlogdetBackward0", {&A}, {&sign, &logabs},
-           [sA = SavedTensor(A)](TensorList& g, Node& n) {
-             if (!g[1].defined()) return TensorList{Tensor()};
+           [sA = SavedTensor(A), ssign = SavedTensor(sign, 0)](TensorList& g, Node& n) {
+             // log det A = logabs + i angle(sign): gA = g A^-H with g = g_logabs - i
+             // Im(conj(g_sign) sign) (the sign's gradient only moves its angle; real A has none).
              const Tensor a = sA.unpack(n);
-             return TensorList{unsqueeze(unsqueeze(g[1], -1), -1) * mT(linalg_inv(a))};
+             Tensor gz = g[1];
+             if (is_complex(a.dtype()) && g[0].defined()) {
+               const Tensor turn = imag(conj(g[0]) * ssign.unpack(n));
+               const Tensor im = complex(zeros_like(turn), -turn);
+               gz = gz.defined() ? gz + im : im;
+             }
+             if (!gz.defined()) return TensorList{Tensor()};
+             return TensorList{unsqueeze(unsqueeze(gz, -1), -1) * mH(linalg_inv(a))};
            });
   }
   return {sign, logabs};
@@ -504,22 +513,23 @@ Tensor linalg_det(const Tensor& A) {
   if (any_requires_grad(A)) {
     record("LinalgDetBackward0", {&A}, {&det},
            [sA = SavedTensor(A), sdet = SavedTensor(det, 0)](TensorList& g, Node& n) {
+             // gA = g conj(det A) A^-H, the conjugate of the cofactor matrix times g.
              const Tensor a = sA.unpack(n), d = sdet.unpack(n);
-             const Tensor gd = unsqueeze(unsqueeze(g[0] * d, -1), -1);
+             const Tensor gd = unsqueeze(unsqueeze(g[0] * conj(d), -1), -1);
              bool singular = false;
              {
                const Tensor h = d.detach().to(kFloat64).contiguous();
                const double* p = h.data_ptr<double>();
                singular = std::any_of(p, p + h.numel(), [](double v) { return v == 0.0; });
              }
-             if (!singular) return TensorList{gd * mT(linalg_inv(a))};
-             // A singular A: the gradient is the adjugate's transpose, from the SVD A = U S V^T:
-             // det(U) det(V) U diag(prod_{j != i} s_j) V^T.
+             if (!singular) return TensorList{gd * mH(linalg_inv(a))};
+             // A singular A: the gradient is the adjugate's adjoint, from the SVD A = U S V^H:
+             // conj(det(U) det(V^H)) U diag(prod_{j != i} s_j) V^H.
              auto [U, S, Vh] = linalg_svd(a, false);
              Tensor sgn;
              {
                NoGradGuard no_grad;
-               sgn = linalg_slogdet(U).first * linalg_slogdet(Vh).first;
+               sgn = conj(linalg_slogdet(U).first * linalg_slogdet(Vh).first);
              }
              const int64_t k = S.sizes()[size_t(S.dim() - 1)];
              const Tensor ones = ones_like(narrow(S, -1, 0, 1));
@@ -554,13 +564,14 @@ std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool c
   if (any_requires_grad(A)) {
     record("LinalgCholeskyExBackward0", {&A}, {&L},
            [sL = SavedTensor(L, 0), upper](TensorList& g, Node& n) {
-             // A = L L^T: gA = sym(L^-T Phi(L^T gL) L^-1), Phi = tril with the diagonal halved.
-             const Tensor l = upper ? mT(sL.unpack(n)) : sL.unpack(n);
-             const Tensor gl = upper ? mT(g[0]) : g[0];
-             Tensor gA = tril_half_diagonal(matmul(mT(l), gl));
-             gA = linalg_solve_triangular(mT(l), gA, /*upper=*/true, /*left=*/true);
-             gA = linalg_solve_triangular(l, gA, /*upper=*/false, /*left=*/false);
-             return TensorList{(gA + mT(gA)) * 0.5};
+             // A = L L^H: gA = L^-H G L^-1 with G = (tril(M) + tril(M, -1)^H) / 2, M = L^H gL
+             // (Murray 2016; PyTorch's, which keeps a complex diagonal of M whole).
+             const Tensor l = upper ? mH(sL.unpack(n)) : sL.unpack(n);
+             const Tensor gl = upper ? mH(g[0]) : g[0];
+             const Tensor M = matmul(mH(l), gl);
+             Tensor gA = (tril(M) + mH(tril(M, -1))) * 0.5;
+             gA = linalg_solve_triangular(mH(l), gA, /*upper=*/true, /*left=*/true);
+             return TensorList{linalg_solve_triangular(l, gA, /*upper=*/false, /*left=*/false)};
            });
   }
   return {L, info};
@@ -594,11 +605,11 @@ Tensor linalg_solve_triangular(
            [sA = SavedTensor(A), sX = SavedTensor(X, 0), a_sizes = dims_of(A.sizes()),
             b_sizes = dims_of(B.sizes()), upper, left, unitriangular](TensorList& g, Node& n) {
              const Tensor a = sA.unpack(n), x = sX.unpack(n);
-             const Tensor gB = linalg_solve_triangular(mT(a), g[0], !upper, left, unitriangular);
+             const Tensor gB = linalg_solve_triangular(mH(a), g[0], !upper, left, unitriangular);
              TensorList r(2);
              if (n.next_edges()[1].valid()) r[1] = sum_to_size(gB, b_sizes);
              if (n.next_edges()[0].valid()) {
-               const Tensor gA = left ? -matmul(gB, mT(x)) : -matmul(mT(x), gB);
+               const Tensor gA = left ? -matmul(gB, mH(x)) : -matmul(mH(x), gB);
                const int64_t off = unitriangular ? 1 : 0;
                r[0] = sum_to_size(upper ? triu(gA, off) : tril(gA, -off), a_sizes);
              }
@@ -682,17 +693,20 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
                          "mode='complete' and nrows > ncols.");
              const Tensor a = sA.unpack(n), q = sQ.unpack(n), r = sR.unpack(n);
              const int64_t m = rows(a), nc = cols(a);
-             // M = R gR^T - gQ^T Q; gA = (gQ + Q copyltu(M)) R^-T (Liao et al. 2019), with
-             // copyltu(M) the symmetric matrix of M's lower triangle. A wide A = Q [U V] splits:
-             // the part over U as a square one with gQ + V gV^T, the part over V is Q gV.
+             // M = gR R^H - Q^H gQ; gA = (gQ + Q copyutl(M)) R^-H (Liao et al. 2019), with
+             // copyutl(M) the Hermitian matrix of M's upper triangle, its diagonal real (LAPACK's
+             // complex R has a real diagonal). A wide A = Q [U V] splits: the part over U as a
+             // square one with gQ + A_V gV^H, the part over V is Q gV.
              Tensor gQ = zeros_if_undefined(g[0], q.sizes(), q);
              const Tensor gR = zeros_if_undefined(g[1], r.sizes(), r);
              const int64_t k = std::min(m, nc);
              const Tensor U = narrow(r, -1, 0, k), gU = narrow(gR, -1, 0, k);
-             if (nc > k) gQ = gQ + matmul(narrow(a, -1, k, nc - k), mT(narrow(gR, -1, k, nc - k)));
-             const Tensor M = matmul(U, mT(gU)) - matmul(mT(gQ), q);
-             const Tensor b = gQ + matmul(q, tril(M) + mT(tril(M, -1)));
-             Tensor gA = linalg_solve_triangular(mT(U), b, /*upper=*/false, /*left=*/false);
+             if (nc > k) gQ = gQ + matmul(narrow(a, -1, k, nc - k), mH(narrow(gR, -1, k, nc - k)));
+             const Tensor M = matmul(gU, mH(U)) - matmul(mH(q), gQ);
+             const Tensor upper = triu(M, 1);
+             const Tensor sym = upper + mH(upper) + diag_embed(real(diagonal(M, 0, -2, -1)));
+             const Tensor b = gQ + matmul(q, sym);
+             Tensor gA = linalg_solve_triangular(mH(U), b, /*upper=*/false, /*left=*/false);
              if (nc > k) gA = cat({gA, matmul(q, narrow(gR, -1, k, nc - k))}, -1);
              return TensorList{gA};
            });
@@ -709,7 +723,7 @@ std::pair<Tensor, Tensor> eigh_nograd(const Tensor& A, bool upper, bool vectors,
   const int64_t n = rows(A);
   NoGradGuard no_grad;
   Lapack v = lapack_copy(A, batch);
-  Tensor w = empty(with(batch, {n}), TensorOptions(A.dtype()).device(A.device()));
+  Tensor w = empty(with(batch, {n}), TensorOptions(to_real_dtype(A.dtype())).device(A.device()));
   Tensor info = int32_batch(batch, {}, A);
   if (count(batch) > 0) {
     slots(A, op).eigh(v.mats, w.view({count(batch), n}), upper, vectors, info.view({count(batch)}));
@@ -728,20 +742,34 @@ bool uplo_upper(std::string_view UPLO, const char* op) {
   return UPLO == "U" || UPLO == "u";
 }
 
-// gA = V (diag(gw) + skew(V^T gV) / 2E) V^T with E_ij = w_j - w_i: the gradient of the symmetric
-// eigendecomposition, symmetric as PyTorch's.
+// The eigenvectors of complex (or of a repeated eigenvalue) are fixed only up to a phase e^{i phi}
+// each: a loss that depends on the phase has no gradient, which PyTorch refuses by checking that
+// Im(diag(V^H gV)) is 0, as this does.
+void check_phase_invariant(const Tensor& VgV, const char* who) {
+  if (!is_complex(VgV.dtype())) return;
+  const Tensor phase = imag(diagonal(VgV, 0, -2, -1));
+  EMBER_CHECK(allclose(phase, zeros_like(phase), 1e-2, 1e-2), "[", who,
+              "] The eigenvectors in the complex case are specified up to multiplication by "
+              "e^{i phi}. The specified loss function depends on this quantity, so it is "
+              "ill-defined.");
+}
+
+// gA = V (diag(gw) + skew(V^H gV) / 2E) V^H with E_ij = w_j - w_i (its diagonal replaced by gw):
+// the gradient of the symmetric (Hermitian) eigendecomposition, Hermitian as PyTorch's.
 Tensor eigh_backward(const Tensor& gw, const Tensor& gV, const Tensor& w, const Tensor& V) {
   Tensor inner;
   if (gV.defined()) {
-    Tensor VgV = matmul(mT(V), gV);
-    VgV = (VgV - mT(VgV)) * 0.5;
+    Tensor VgV = matmul(mH(V), gV);
+    check_phase_invariant(VgV, "linalg.eigh");
+    VgV = (VgV - mH(VgV)) * 0.5;
     Tensor E = unsqueeze(w, -2) - unsqueeze(w, -1);
-    E = E + diag_embed(ones_like(w));  // the diagonal of the skew part is 0: avoid 0 / 0
+    E = E + diag_embed(ones_like(w));  // the diagonal is set below: avoid 0 / 0
     inner = VgV / E;
+    inner = inner - diag_embed(diagonal(inner, 0, -2, -1));
   }
   if (gw.defined()) inner = inner.defined() ? inner + diag_embed(gw) : diag_embed(gw);
   if (!inner.defined()) return Tensor();
-  return matmul(V, matmul(inner, mT(V)));
+  return matmul(V, matmul(inner, mH(V)));
 }
 
 }  // namespace
@@ -797,31 +825,16 @@ std::pair<Tensor, Tensor> eig_nograd(const Tensor& A, bool vectors, const char* 
   return {w, V};
 }
 
-Tensor mH(const Tensor& t) { return conj(mT(t)); }
-
-// X with M X = R for complex M, R [*, n, k], by the real system [[Mr, -Mi], [Mi, Mr]] of twice
-// the size: the factorisations here are real (and the solve stays differentiable).
-Tensor complex_solve(const Tensor& M, const Tensor& R) {
-  const Tensor Mr = real(M), Mi = imag(M);
-  const Tensor big = cat({cat({Mr, -Mi}, -1), cat({Mi, Mr}, -1)}, -2);
-  const Tensor X = linalg_solve(big, cat({real(R), imag(R)}, -2));
-  const int64_t n = rows(M);
-  return complex(narrow(X, -2, 0, n), narrow(X, -2, n, n));
-}
-
 // PyTorch's linalg_eig_backward: with E_ij = conj(L_j - L_i) (1 on the diagonal),
 // gA = V^-H (diag(gL) + offdiag(P / E)) V^H, where P = V^H gV - V^H V diag(Re(diag(V^H gV))) is
 // V^H gV projected so that rescaling a vector by a phase changes nothing. The real part for real A.
-Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+Tensor eig_backward(
+    const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V, bool real_input) {
   const Tensor Vh = mH(V);
   Tensor inner;
   if (gV.defined()) {
     Tensor P = matmul(Vh, gV);
-    const Tensor phase = imag(diagonal(P, 0, -2, -1));
-    EMBER_CHECK(allclose(phase, zeros_like(phase), 1e-2, 1e-2),
-                "[linalg.eig] linalg_eig_backward: The eigenvectors in the complex case are "
-                "specified up to multiplication by e^{i phi}. The specified loss function depends "
-                "on this quantity, so it is ill-defined.");
+    check_phase_invariant(P, "linalg.eig");
     P = P - matmul(Vh, V * unsqueeze(real(diagonal(P, 0, -2, -1)), -2));
     const Tensor Lc = conj(L);
     const Tensor E = unsqueeze(Lc, -2) - unsqueeze(Lc, -1) + diag_embed(ones_like(L));
@@ -830,7 +843,8 @@ Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const T
   }
   if (gL.defined()) inner = inner.defined() ? inner + diag_embed(gL) : diag_embed(gL);
   if (!inner.defined()) return Tensor();
-  return real(complex_solve(Vh, matmul(inner, Vh)));
+  const Tensor gA = linalg_solve(Vh, matmul(inner, Vh));
+  return real_input ? real(gA) : gA;
 }
 
 }  // namespace
@@ -841,8 +855,9 @@ std::pair<Tensor, Tensor> linalg_eig(const Tensor& A) {
   auto [L, V] = eig_nograd(A, true, op);
   if (any_requires_grad(A)) {
     record("LinalgEigBackward0", {&A}, {&L, &V},
-           [sL = SavedTensor(L, 0), sV = SavedTensor(V, 1)](TensorList& g, Node& n) {
-             return TensorList{eig_backward(g[0], g[1], sL.unpack(n), sV.unpack(n))};
+           [sL = SavedTensor(L, 0), sV = SavedTensor(V, 1), real_input = !is_complex(A.dtype())](
+               TensorList& g, Node& n) {
+             return TensorList{eig_backward(g[0], g[1], sL.unpack(n), sV.unpack(n), real_input)};
            });
   }
   return {L, V};
@@ -859,7 +874,7 @@ Tensor linalg_eigvals(const Tensor& A) {
 // ---- LDL^T ----
 
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A,
-                                                        bool /*hermitian: same for real A*/,
+                                                        bool hermitian,
                                                         bool check_errors) {
   const char* op = "linalg.ldl_factor_ex";
   check_matrix(A, op, true);
@@ -870,7 +885,8 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A,
   Tensor pivots = int32_batch(batch, {n}, A);
   Tensor info = int32_batch(batch, {}, A);
   if (count(batch) > 0) {
-    slots(A, op).ldl_factor(ld.mats, pivots.view({count(batch), n}), info.view({count(batch)}));
+    slots(A, op).ldl_factor(ld.mats, pivots.view({count(batch), n}), hermitian,
+                            info.view({count(batch)}));
   }
   if (check_errors) {
     check_info(info, op, [](int32_t i) {
@@ -891,7 +907,7 @@ std::pair<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian) {
   return {LD, pivots};
 }
 
-Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool) {
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
   const char* op = "linalg.ldl_solve";
   check_matrix(LD, op, true, "LD");
   check_matrix(B, op, false, "B");
@@ -907,7 +923,9 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
   const Tensor piv = expand(pivots, with(batch, {n})).contiguous();
   const Lapack ld = lapack_copy(LD, batch);
   Lapack x = lapack_copy(B, batch);
-  if (count(batch) > 0) slots(LD, op).ldl_solve(ld.mats, piv.view({count(batch), n}), x.mats);
+  if (count(batch) > 0) {
+    slots(LD, op).ldl_solve(ld.mats, piv.view({count(batch), n}), hermitian, x.mats);
+  }
   return x.result;
 }
 
@@ -923,7 +941,7 @@ SvdResult svd_nograd(const Tensor& A, bool full, bool vectors, const char* op) {
   NoGradGuard no_grad;
   Lapack a = lapack_copy(A, batch);
   SvdResult r;
-  r.S = empty(with(batch, {k}), TensorOptions(A.dtype()).device(A.device()));
+  r.S = empty(with(batch, {k}), TensorOptions(to_real_dtype(A.dtype())).device(A.device()));
   Lapack u, vh;
   if (vectors) {
     u = lapack_matrices(batch, m, full ? m : k, A);
@@ -951,8 +969,10 @@ SvdResult svd_nograd(const Tensor& A, bool full, bool vectors, const char* op) {
 
 // The SVD's gradient (Townsend 2016), on the first k = min(m, n) singular vectors (the others of
 // full_matrices get none, as in PyTorch): with F_ij = 1 / (s_j^2 - s_i^2),
-// gA = U [(F o (U^T gU - gU^T U)) S + S (F o (V^T gV - gV^T V)) + diag(gS)] V^T
-//      + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T).
+// gA = U [(F o (U^H gU - gU^H U)) S + S (F o (V^H gV - gV^H V)) + diag(gS)] V^H
+//      + (I - U U^H) gU S^-1 V^H + U S^-1 gV^H (I - V V^H).
+// Complex A adds i Im(diag(U^H gU)) S^-1 inside the brackets, and PyTorch's check that the loss
+// does not depend on the phases of the singular vectors (U -> U e^{i phi}, V -> V e^{i phi}).
 Tensor svd_backward(const Tensor& gU_,
                     const Tensor& gS,
                     const Tensor& gVh_,
@@ -971,25 +991,30 @@ Tensor svd_backward(const Tensor& gU_,
     Tensor F = unsqueeze(s2, -2) - unsqueeze(s2, -1);
     F = F + diag_embed(ones_like(S));
     F = reciprocal(F) - diag_embed(ones_like(S));
-    if (gU.defined()) {
-      const Tensor UgU = matmul(mT(U), gU);
-      add((F * (UgU - mT(UgU))) * unsqueeze(S, -2));
+    const Tensor UgU = gU.defined() ? matmul(mH(U), gU) : Tensor();
+    const Tensor VgV = gVh.defined() ? matmul(Vh, mH(gVh)) : Tensor();
+    if (is_complex(U.dtype())) {
+      const Tensor u_phase = UgU.defined() ? imag(diagonal(UgU, 0, -2, -1)) : zeros_like(S);
+      const Tensor v_phase = VgV.defined() ? imag(diagonal(VgV, 0, -2, -1)) : zeros_like(S);
+      EMBER_CHECK(allclose(u_phase, -v_phase, 1e-2, 1e-2),
+                  "[linalg.svd] svd_backward: The singular vectors in the complex case are "
+                  "specified up to multiplication by e^{i phi}. The specified loss function "
+                  "depends on this phase term, making it ill-defined.");
+      if (UgU.defined()) add(diag_embed(complex(zeros_like(S), u_phase / S)));
     }
-    if (gVh.defined()) {
-      const Tensor VgV = matmul(Vh, mT(gVh));
-      add(unsqueeze(S, -1) * (F * (VgV - mT(VgV))));
-    }
+    if (UgU.defined()) add((F * (UgU - mH(UgU))) * unsqueeze(S, -2));
+    if (VgV.defined()) add(unsqueeze(S, -1) * (F * (VgV - mH(VgV))));
   }
   Tensor gA = inner.defined() ? matmul(U, matmul(inner, Vh)) : Tensor();
   const auto add_out = [&](const Tensor& t) { gA = gA.defined() ? gA + t : t; };
   if (gU.defined() && m > k) {
-    const Tensor proj = gU - matmul(U, matmul(mT(U), gU));
+    const Tensor proj = gU - matmul(U, matmul(mH(U), gU));
     add_out(matmul(proj / unsqueeze(S, -2), Vh));
   }
   if (gVh.defined() && n > k) {
-    const Tensor gV = mT(gVh), V = mT(Vh);
+    const Tensor gV = mH(gVh), V = mH(Vh);
     const Tensor proj = gV - matmul(V, matmul(Vh, gV));
-    add_out(matmul(U, mT(proj / unsqueeze(S, -2))));
+    add_out(matmul(U, mH(proj / unsqueeze(S, -2))));
   }
   return gA;
 }

@@ -2,7 +2,9 @@
 // symmetric eigendecomposition, the SVD, triangular and general solves, inverse, determinant.
 //
 // Every op takes batches: A is [*, m, n], the batch dims broadcast between A and B where both
-// appear. float32 and float64 (complex dtypes come with issue 17's complex support). Results are
+// appear. float32, float64, complex64 and complex128; for complex A the transposes of the real
+// forms are conjugate transposes (A = L L^H, Hermitian eigh, A = U S V^H), and eigenvalues,
+// singular values and log|det| are real (float32 / float64). Results are
 // laid out column by column per matrix, as LAPACK writes them (PyTorch's results are too), so
 // their strides are those of a transposed contiguous tensor. The ops record gradients as PyTorch
 // defines them (docs/design/linalg.md has the formulas and their conventions). A singular or
@@ -79,13 +81,14 @@ Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
 // upper ("U") triangle.
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO = "L");
 Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO = "L");
-// (eigenvalues, eigenvectors as columns) of a general real square A, both complex (complex64 for
-// float32): LAPACK's geev, each vector of unit norm with its largest component real. PyTorch's
-// gradient, which needs distinct eigenvalues and a loss that does not depend on the vectors'
-// phases. Complex A is not supported yet.
+// (eigenvalues, eigenvectors as columns) of a general square A, both complex (complex64 for
+// float32 and complex64): LAPACK's geev, each vector of unit norm with its largest component real.
+// PyTorch's gradient, which needs distinct eigenvalues and a loss that does not depend on the
+// vectors' phases.
 std::pair<Tensor, Tensor> linalg_eig(const Tensor& A);
 // Bunch-Kaufman A = L D L^T of symmetric A (its lower triangle read): the compact LD (L below
 // the diagonal, D's blocks on and next to it) and LAPACK's pivots, as torch.linalg.ldl_factor.
+// Complex A is complex symmetric (sytrf), or Hermitian with `hermitian` (A = L D L^H, hetrf);
 // `hermitian` is the same for real A. The _ex form returns LAPACK's info instead of raising for
 // a singular D unless check_errors. Not differentiable (nor in PyTorch).
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A,

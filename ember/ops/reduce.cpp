@@ -23,7 +23,7 @@ const OpInfo kReduceOps[] = {
     {"amin", OpKind::Reduction, kAllTypes, true},
     {"argmax", OpKind::Reduction, kAllTypes, false},
     {"argmin", OpKind::Reduction, kAllTypes, false},
-    {"prod", OpKind::Reduction, kAllTypes, true},
+    {"prod", OpKind::Reduction, kAllTypesAndComplex, true},
     {"all", OpKind::Reduction, kAllTypesAndComplex, false},
     {"any", OpKind::Reduction, kAllTypesAndComplex, false},
 };
@@ -73,10 +73,10 @@ int64_t reduced_count(IntArrayRef sizes, uint64_t mask) {
 // The reduction of `in` over `mask`, as a fresh tensor of `out_dtype` (no autograd).
 Tensor reduce_nograd(
     ReduceOp op, const Tensor& in, uint64_t mask, bool keepdim, DType out_dtype, const char* name) {
-  if (is_complex(in.dtype())) {
+  if (is_complex(in.dtype()) && op != ReduceOp::Prod) {
     // A complex sum is the sums of the real and imaginary parts: the real kernel over the
-    // (re, im) pairs, whose last dim is not reduced. Other reductions of complex numbers have
-    // no order to use (max) or no kernel yet (prod).
+    // (re, im) pairs, whose last dim is not reduced. The product multiplies complex numbers in
+    // the kernel; the other reductions have no order to use (max).
     EMBER_CHECK_TYPE(op == ReduceOp::Sum && out_dtype == in.dtype(), "[", name,
                      "] not implemented for dtype ", in.dtype());
     const Tensor pairs =
@@ -186,37 +186,38 @@ Tensor prod_impl(const Tensor& self,
   Tensor out = widening_reduce(ReduceOp::Prod, in, mask, keepdim, "prod");
   if (dtype && out.dtype() != *dtype) out = to_dtype(out, *dtype);  // an integer dtype asked for
   if (any_requires_grad(in) && is_differentiable(out.dtype())) {
-    record(
-        backward_name, {&in}, {&out},
-        [sx = SavedTensor(in), so = SavedTensor(out, 0),
-         sizes = DimVector(in.sizes().data(), in.dim()), mask](TensorList& g, Node& n) {
-          // Exact first and second derivatives whatever the zeros, from "others", the
-          // product of the nonzero elements of each slice, and "zsum", the sum of its zero
-          // elements (0 in value, but their derivative):
-          //   no zero:   g * prod / x
-          //   one zero:  at it, g * others; elsewhere g * zsum * others / x
-          //   two zeros: at each, g * (the other zero) * others; elsewhere 0
-          //   more:      0.
-          // Divisions are by 1 where x is 0, so that no inf or NaN reaches the double
-          // backward through a branch that `where` does not take.
-          const Tensor x = sx.unpack(n);
-          const Tensor gx = expand_grad(g[0], sizes, mask);
-          const Tensor p = expand_grad(so.unpack(n), sizes, mask);
-          const Tensor is_zero = eq(x, 0);
-          DimVector dims;
-          for (size_t d = 0; d < sizes.size(); ++d)
-            if (mask >> d & 1) dims.push_back(int64_t(d));
-          if (dims.empty()) return TensorList{gx};  // nothing reduced: out == x
-          const Tensor safe_x = where(is_zero, Scalar(1), x);
-          const Tensor zeros = expand(sum(is_zero, dims, true), sizes);
-          const Tensor others = expand_grad(
-              prod_impl(safe_x, mask, false, std::nullopt, "ProdBackward1"), sizes, mask);
-          const Tensor zsum = expand(sum(where(is_zero, x, Scalar(0)), dims, true), sizes);
-          const Tensor one = where(is_zero, gx * others, gx * zsum * others / safe_x);
-          const Tensor two = where(is_zero, gx * (zsum - x) * others, Scalar(0));
-          return TensorList{where(eq(zeros, 0), gx * p / safe_x,
-                                  where(eq(zeros, 1), one, where(eq(zeros, 2), two, Scalar(0))))};
-        });
+    record(backward_name, {&in}, {&out},
+           [sx = SavedTensor(in), so = SavedTensor(out, 0),
+            sizes = DimVector(in.sizes().data(), in.dim()), mask](TensorList& g, Node& n) {
+             // Exact first and second derivatives whatever the zeros, from "others", the
+             // product of the nonzero elements of each slice, and "zsum", the sum of its zero
+             // elements (0 in value, but their derivative):
+             //   no zero:   g * prod / x
+             //   one zero:  at it, g * others; elsewhere g * zsum * others / x
+             //   two zeros: at each, g * (the other zero) * others; elsewhere 0
+             //   more:      0.
+             // Divisions are by 1 where x is 0, so that no inf or NaN reaches the double
+             // backward through a branch that `where` does not take. Complex x: g times the
+             // conjugate of these derivatives (PyTorch's convention for holomorphic functions).
+             const Tensor x = sx.unpack(n);
+             const Tensor gx = expand_grad(g[0], sizes, mask);
+             const Tensor p = expand_grad(so.unpack(n), sizes, mask);
+             const Tensor is_zero = eq(x, 0);
+             DimVector dims;
+             for (size_t d = 0; d < sizes.size(); ++d)
+               if (mask >> d & 1) dims.push_back(int64_t(d));
+             if (dims.empty()) return TensorList{gx};  // nothing reduced: out == x
+             const Tensor safe_x = where(is_zero, Scalar(1), x);
+             const Tensor zeros = expand(sum(is_zero, dims, true), sizes);
+             const Tensor others = expand_grad(
+                 prod_impl(safe_x, mask, false, std::nullopt, "ProdBackward1"), sizes, mask);
+             const Tensor zsum = expand(sum(where(is_zero, x, Scalar(0)), dims, true), sizes);
+             const Tensor one = where(is_zero, others, zsum * others / safe_x);
+             const Tensor two = where(is_zero, (zsum - x) * others, Scalar(0));
+             const Tensor d = where(eq(zeros, 0), p / safe_x,
+                                    where(eq(zeros, 1), one, where(eq(zeros, 2), two, Scalar(0))));
+             return TensorList{gx * conj(d)};
+           });
   }
   return out;
 }

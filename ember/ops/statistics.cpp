@@ -7,6 +7,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/core/shape.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/linalg_factor.h"
@@ -26,9 +27,9 @@ const OpInfo kStatisticsOps[] = {
     {"var_mean", OpKind::Reduction, kFloatingTypes, true},
     {"std_mean", OpKind::Reduction, kFloatingTypes, true},
     {"logsumexp", OpKind::Reduction, kAllTypes, true},
-    {"linalg.vector_norm", OpKind::Reduction, kFloatingTypes, true},
-    {"linalg.matrix_norm", OpKind::Reduction, kFloatingTypes, true},
-    {"norm", OpKind::Reduction, kFloatingTypes, true},
+    {"linalg.vector_norm", OpKind::Reduction, kFloatingTypes | kComplexTypes, true},
+    {"linalg.matrix_norm", OpKind::Reduction, kFloatingTypes | kComplexTypes, true},
+    {"norm", OpKind::Reduction, kFloatingTypes | kComplexTypes, true},
 };
 
 // The dims as a list, every dim when empty (after wrapping).
@@ -52,6 +53,12 @@ int64_t count_over(const Tensor& t, IntArrayRef dims) {
 void check_floating(const Tensor& t, const char* op) {
   EMBER_CHECK_TYPE(is_floating(t.dtype()), "[", op, "] only supports floating-point dtypes, got ",
                    t.dtype());
+}
+
+// The norms take complex tensors too (of their absolute values; the result is real).
+void check_floating_or_complex(const Tensor& t, const char* op) {
+  EMBER_CHECK_TYPE(is_floating(t.dtype()) || is_complex(t.dtype()), "[", op,
+                   "] only supports floating-point and complex dtypes, got ", t.dtype());
 }
 
 // sum((x - mean)^2) / (N - correction): two passes, so no cancellation from a large mean.
@@ -142,7 +149,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
 Tensor linalg_vector_norm(
     const Tensor& self, double ord, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   const Tensor x = dtype ? self.to(*dtype) : self;
-  check_floating(x, "linalg.vector_norm");
+  check_floating_or_complex(x, "linalg.vector_norm");
   const DimVector dims = all_dims_if_empty(dim, x.dim(), "linalg.vector_norm");
   if (std::isinf(ord)) {
     EMBER_CHECK(x.numel() > 0 || ord > 0,
@@ -150,7 +157,7 @@ Tensor linalg_vector_norm(
     if (x.numel() == 0) return sum(abs(x), dims, keepdim);  // 0 over nothing
     return ord > 0 ? amax(abs(x), dims, keepdim) : amin(abs(x), dims, keepdim);
   }
-  if (ord == 0) return sum(ne(x, 0).to(x.dtype()), dims, keepdim);
+  if (ord == 0) return sum(ne(x, 0).to(to_real_dtype(x.dtype())), dims, keepdim);
   if (ord == 1) return sum(abs(x), dims, keepdim);
   // sum(|x|^p)^(1/p), computed without a graph; the gradient is written directly so that it is 0
   // (not NaN) where the norm is 0.
@@ -173,9 +180,9 @@ Tensor linalg_vector_norm(
                nrm = reshape(nrm, kshape);
                grad = reshape(grad, kshape);
              }
-             // d/dx ||x||_p = sign(x) |x|^(p-1) / ||x||^(p-1).
+             // d/dx ||x||_p = sgn(x) |x|^(p-1) / ||x||^(p-1), sgn(x) = x / |x| for complex x.
              const Tensor scale = where(eq(nrm, 0), Scalar(0), grad / pow(nrm, ord - 1));
-             const Tensor dx = ord == 2 ? xv * scale : sign(xv) * pow(abs(xv), ord - 1) * scale;
+             const Tensor dx = ord == 2 ? xv * scale : sgn(xv) * pow(abs(xv), ord - 1) * scale;
              return TensorList{dx};
            });
   }
@@ -210,7 +217,7 @@ Tensor spectral_norm(const Tensor& self, int64_t r, int64_t c, int kind, bool ke
 }  // namespace
 
 Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim) {
-  check_floating(self, "linalg.matrix_norm");
+  check_floating_or_complex(self, "linalg.matrix_norm");
   auto [r, c] = matrix_dims(self, dim);
   if (ord == "fro") return linalg_vector_norm(self, 2, {r, c}, keepdim);
   EMBER_CHECK(ord == "nuc", "[linalg.matrix_norm] Order ", ord,
@@ -219,7 +226,7 @@ Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef 
 }
 
 Tensor linalg_matrix_norm(const Tensor& self, double ord, IntArrayRef dim, bool keepdim) {
-  check_floating(self, "linalg.matrix_norm");
+  check_floating_or_complex(self, "linalg.matrix_norm");
   auto [r, c] = matrix_dims(self, dim);
   if (std::abs(ord) == 2) return spectral_norm(self, r, c, ord > 0 ? 1 : -1, keepdim);
   EMBER_CHECK_VALUE(std::isinf(ord) || std::abs(ord) == 1, "[linalg.matrix_norm] Order ", ord,

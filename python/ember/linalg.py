@@ -2,8 +2,8 @@
 
 The factorisations and solvers are C++ ops on LAPACK (ops/linalg_factor.cpp, bound in
 ember._C._linalg); the matrix functions built from them (matrix_exp, pinv, lstsq, ...) are
-Python composites (ember/_composites/linalg_factor.py). float32 and float64 input; eig and
-eigvals return complex tensors.
+Python composites (ember/_composites/linalg_factor.py). float32, float64, complex64 and
+complex128 input; eig and eigvals return complex tensors.
 docs/design/linalg.md has the layout, the gradients and what is missing.
 """
 
@@ -73,7 +73,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 
 def householder_product(A, tau):
-    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i the i-th column of
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i the i-th column of
     A below the diagonal and 1 on it (LAPACK's orgqr). With grad, the product is formed with
     differentiable ops, one reflector at a time (orgqr itself has no backward)."""
     if not (_C.is_grad_enabled() and (A.requires_grad or tau.requires_grad)):
@@ -87,13 +87,13 @@ def householder_product(A, tau):
     for i in reversed(range(k)):
         col = A[..., :, i : i + 1]
         v = _C.where(rows > i, col, (rows == i).to(A.dtype))
-        Q = Q - tau[..., i : i + 1].unsqueeze(-1) * (v @ (v.mT @ Q))
+        Q = Q - tau[..., i : i + 1].unsqueeze(-1) * (v @ (v.mH @ Q))
     return Q
 
 
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along dim (the last by default, unlike torch.cross)."""
-    return _C.cross(input, other, dim=dim)
+    return _FUNCTIONS["cross"](input, other, dim=dim)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

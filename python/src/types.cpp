@@ -22,13 +22,14 @@ void init_types(nb::module_& m) {
           .def_prop_ro("is_floating_point",
                        [](const DTypeObject& d) { return is_floating(d.value); })
           .def_prop_ro("is_complex", [](const DTypeObject& d) { return is_complex(d.value); })
-          .def_prop_ro("to_real", [](const DTypeObject& d) { return to_real_dtype(d.value); })
-          .def_prop_ro("to_complex",
-                       [](const DTypeObject& d) {
-                         EMBER_CHECK(is_differentiable(d.value), "[dtype.to_complex] ", d.value,
-                                     " has no complex counterpart");
-                         return to_complex_dtype(d.value);
-                       })
+          // Methods, as PyTorch's: torch.complex64.to_real() is torch.float32.
+          .def("to_real", [](const DTypeObject& d) { return to_real_dtype(d.value); })
+          .def("to_complex",
+               [](const DTypeObject& d) {
+                 EMBER_CHECK(is_differentiable(d.value), "[dtype.to_complex] ", d.value,
+                             " has no complex counterpart");
+                 return to_complex_dtype(d.value);
+               })
           .def_prop_ro("is_signed", [](const DTypeObject& d) { return is_signed(d.value); })
           .def_prop_ro("itemsize", [](const DTypeObject& d) { return itemsize(d.value); })
           .def("__repr__",

@@ -1,6 +1,7 @@
 // The factorisations from C++ on hand-checked values: solve, inverse and determinant of a 2x2,
 // Cholesky of a known SPD matrix, QR / SVD / eigh reconstructing their input, a singular matrix's
-// LinAlg error, and det's gradient (the transposed adjugate) through backward.
+// LinAlg error, det's gradient (the transposed adjugate) through backward, and complex input
+// (determinant, Hermitian eigenvalues, Cholesky).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -84,3 +85,23 @@ TEST(LinalgFactor, DeterminantGradientIsTheAdjugate) {
 }
 
 }  // namespace
+
+TEST(LinalgFactor, ComplexDeterminantEigenvaluesAndCholesky) {
+  // A = [[1 + i, 2], [0, 3i]]: det = (1 + i) 3i = -3 + 3i.
+  Tensor A = ember::complex(ember::tensor({{1.0, 2.0}, {0.0, 0.0}}, f64()),
+                            ember::tensor({{1.0, 0.0}, {0.0, 3.0}}, f64()));
+  Tensor det = ember::linalg_det(A);
+  EXPECT_EQ(det.dtype(), ember::kComplex128);
+  expect_near(ember::real(det), {-3.0});
+  expect_near(ember::imag(det), {3.0});
+  // H = [[2, i], [-i, 2]] is Hermitian with eigenvalues 1 and 3 (real: float64), and
+  // H = L L^H with L = [[sqrt 2, 0], [-i / sqrt 2, sqrt(3 / 2)]].
+  Tensor H = ember::complex(ember::tensor({{2.0, 0.0}, {0.0, 2.0}}, f64()),
+                            ember::tensor({{0.0, 1.0}, {-1.0, 0.0}}, f64()));
+  auto [w, V] = ember::linalg_eigh(H);
+  EXPECT_EQ(w.dtype(), ember::kFloat64);
+  expect_near(w, {1.0, 3.0}, 1e-12);
+  Tensor L = ember::linalg_cholesky(H);
+  expect_near(ember::real(L), {std::sqrt(2.0), 0.0, 0.0, std::sqrt(1.5)}, 1e-12);
+  expect_near(ember::imag(L), {0.0, 0.0, -1.0 / std::sqrt(2.0), 0.0}, 1e-12);
+}

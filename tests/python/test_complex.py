@@ -35,7 +35,10 @@ def test_creation_dtypes_and_python_numbers():
     assert ember.complex64.is_complex and not ember.complex64.is_floating_point
     assert ember.cfloat is ember.complex64 and ember.cdouble is ember.complex128
     assert ember.complex64.itemsize == 8 and ember.complex128.itemsize == 16
-    assert ember.complex64.to_real == ember.float32 and ember.float64.to_complex == ember.complex128
+    assert (
+        ember.complex64.to_real() == ember.float32
+        and ember.float64.to_complex() == ember.complex128
+    )
 
 
 def test_promotion_follows_pytorch():

@@ -73,5 +73,109 @@ def test_eig_of_a_rotation_is_complex():
     np.testing.assert_allclose(A.numpy() @ v, v * L.numpy(), atol=1e-15)
     np.testing.assert_allclose(np.abs(v), np.full((2, 2), 2**-0.5), atol=1e-15)
     assert ember.linalg.eigvals(A.float()).dtype == ember.complex64
-    with pytest.raises(TypeError, match="float32 or float64"):
-        ember.linalg.eig(A.to(ember.complex128))
+    with pytest.raises(TypeError, match="floating point or complex"):
+        ember.linalg.eig(A.to(ember.int64))
+
+
+def _complex(rng, *shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("dtype", [ember.complex64, ember.complex128])
+def test_complex_factorisations_match_numpy(dtype):
+    """Batched complex input through LAPACK's c / z routines: the factors rebuild the matrix,
+    Hermitian eigenvalues and singular values are real (float32 for complex64), as NumPy's."""
+    rng = np.random.default_rng(3)
+    tol = 1e-4 if dtype == ember.complex64 else 1e-11
+    a = _complex(rng, 2, 4, 4) + 4 * np.eye(4)
+    h = a @ np.conj(np.swapaxes(a, -1, -2))
+    b = _complex(rng, 2, 4, 3)
+    A, H, B = (ember.tensor(x, dtype=dtype) for x in (a, h, b))
+    real = ember.float32 if dtype == ember.complex64 else ember.float64
+
+    np.testing.assert_allclose(ember.linalg.solve(A, B).numpy(), np.linalg.solve(a, b), rtol=tol)
+    np.testing.assert_allclose(ember.linalg.inv(A).numpy(), np.linalg.inv(a), rtol=tol, atol=tol)
+    np.testing.assert_allclose(ember.linalg.det(A).numpy(), np.linalg.det(a), rtol=tol)
+    sign, logabs = ember.linalg.slogdet(A)
+    want_sign, want_logabs = np.linalg.slogdet(a)
+    assert sign.dtype == dtype and logabs.dtype == real
+    np.testing.assert_allclose(sign.numpy(), want_sign, rtol=tol)
+    np.testing.assert_allclose(logabs.numpy(), want_logabs, rtol=tol)
+
+    L = ember.linalg.cholesky(H)
+    np.testing.assert_allclose((L @ L.mH).numpy(), h, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(L.numpy(), np.linalg.cholesky(h), rtol=tol, atol=tol)
+
+    w, V = ember.linalg.eigh(H)
+    assert w.dtype == real and V.dtype == dtype
+    np.testing.assert_allclose(w.numpy(), np.linalg.eigvalsh(h), rtol=tol)
+    np.testing.assert_allclose(
+        (V * w.to(dtype).unsqueeze(-2) @ V.mH).numpy(), h, rtol=tol, atol=tol * 10
+    )
+
+    U, S, Vh = ember.linalg.svd(A, full_matrices=False)
+    assert S.dtype == real
+    np.testing.assert_allclose(S.numpy(), np.linalg.svd(a, compute_uv=False), rtol=tol)
+    np.testing.assert_allclose((U * S.to(dtype).unsqueeze(-2) @ Vh).numpy(), a, rtol=tol, atol=tol)
+
+    Q, R = ember.linalg.qr(A)
+    np.testing.assert_allclose((Q @ R).numpy(), a, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose((Q.mH @ Q).numpy(), np.broadcast_to(np.eye(4), a.shape), atol=tol)
+
+    ev = ember.linalg.eigvals(A).numpy()
+    np.testing.assert_allclose(np.sort_complex(ev), np.sort_complex(np.linalg.eigvals(a)), rtol=tol)
+    lam, X = ember.linalg.eig(A)
+    np.testing.assert_allclose((A @ X).numpy(), (X * lam.unsqueeze(-2)).numpy(), atol=tol * 10)
+
+    P, Lu, Uu = ember.linalg.lu(A)
+    np.testing.assert_allclose((P @ Lu @ Uu).numpy(), a, rtol=tol, atol=tol)
+    LU, piv = ember.linalg.lu_factor(A)
+    for adjoint in (False, True):
+        want = np.linalg.solve(np.conj(np.swapaxes(a, -1, -2)) if adjoint else a, b)
+        got = ember.linalg.lu_solve(LU, piv, B, adjoint=adjoint)
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+    T = A.triu()
+    np.testing.assert_allclose(
+        ember.linalg.solve_triangular(T, B, upper=True).numpy(),
+        np.linalg.solve(np.triu(a), b),
+        rtol=tol,
+        atol=tol,
+    )
+    np.testing.assert_allclose(ember.linalg.pinv(A).numpy(), np.linalg.pinv(a), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        ember.linalg.matrix_norm(A, "nuc").numpy(),
+        np.linalg.norm(a, "nuc", axis=(-2, -1)),
+        rtol=tol,
+    )
+
+
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_complex_ldl_solves_symmetric_and_hermitian_systems(hermitian):
+    """ldl_factor of complex input is LDL^T of a complex symmetric matrix (sytrf), or LDL^H of a
+    Hermitian one with hermitian=True (hetrf); ldl_solve must be told the same."""
+    rng = np.random.default_rng(4)
+    x = _complex(rng, 5, 5)
+    a = x + (np.conj(x.T) if hermitian else x.T)
+    b = _complex(rng, 5, 2)
+    LD, piv = ember.linalg.ldl_factor(ember.tensor(a), hermitian=hermitian)
+    X = ember.linalg.ldl_solve(LD, piv, ember.tensor(b), hermitian=hermitian)
+    np.testing.assert_allclose(X.numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)
+
+
+def test_phase_dependent_losses_of_complex_vectors_raise():
+    """Complex eigenvectors and singular vectors are fixed up to a phase each; a loss that reads
+    the phase has no gradient, and PyTorch raises instead of returning one."""
+    rng = np.random.default_rng(5)
+    a = _complex(rng, 3, 3)
+    A = ember.tensor(a @ np.conj(a.T), requires_grad=True)
+    _, V = ember.linalg.eigh(A)
+    with pytest.raises(RuntimeError, match="e\\^\\{i phi\\}"):
+        V.real.sum().backward()
+    B = ember.tensor(a, requires_grad=True)
+    U, _, _ = ember.linalg.svd(B)
+    with pytest.raises(RuntimeError, match="phase"):
+        U[0].real.sum().backward()
+    # |V| does not depend on the phases: fine.
+    _, V = ember.linalg.eigh(A)
+    V.abs().sum().backward()
+    assert A.grad is not None and np.isfinite(A.grad.numpy()).all()

@@ -1,6 +1,6 @@
 """ember.linalg and the top-level linear algebra names side by side with PyTorch (skipped
-without torch): the same calls on the same float64 inputs give the same values and gradients
-(signs of QR / SVD / eigenvectors fixed by gauge-invariant losses)."""
+without torch): the same calls on the same float64 and complex128 inputs give the same values
+and gradients (signs and phases of QR / SVD / eigenvectors fixed by gauge-invariant losses)."""
 
 import numpy as np
 import pytest
@@ -10,20 +10,45 @@ import ember
 torch = pytest.importorskip("torch")
 
 
-def _inputs(rng):
-    a = rng.standard_normal((3, 3)) + 4 * np.eye(3)
+def _inputs(rng, complex_=False):
+    def draw(*shape):
+        x = rng.standard_normal(shape)
+        return x + 1j * rng.standard_normal(shape) if complex_ else x
+
+    a = draw(3, 3) + 4 * np.eye(3)
     return {
         "A": a,
-        "B": rng.standard_normal((3, 2)),
-        "S": a @ a.T,
-        "T": rng.standard_normal((4, 3)),
-        "W": rng.standard_normal((3, 5)),
+        "B": draw(3, 2),
+        "S": a @ a.conj().T,
+        "T": draw(4, 3),
+        "W": draw(3, 5),
     }
+
+
+def _loss(lib, outs):
+    """A real loss of the outputs that depends on both parts of complex ones."""
+    loss = 0
+    for o in outs:
+        if o.is_complex():
+            loss = loss + (o.real * o.real).sum() + (o.imag * 0.5).sum() + (o.imag**2).sum()
+        else:
+            loss = loss + (o * o).sum()
+    return loss
 
 
 CASES = {
     "solve": lambda L, x: L.linalg.solve(x["A"], x["B"]),
     "solve_left_false": lambda L, x: L.linalg.solve(x["A"], x["B"].mT, left=False),
+    "slogdet_sign": lambda L, x: L.linalg.slogdet(x["A"])[0],
+    "svd_tall": lambda L, x: (lambda u, s, vh: ((u * s) @ vh, (u @ u.mH) * s.sum()))(
+        *L.linalg.svd(x["T"], full_matrices=False)
+    ),
+    "lu_solve_adjoint_right": lambda L, x: L.linalg.lu_solve(
+        *L.linalg.lu_factor(x["A"]), x["B"].mT, left=False, adjoint=True
+    ),
+    "vector_norm_3": lambda L, x: L.linalg.vector_norm(x["T"], 3),
+    "matrix_norm_fro": lambda L, x: L.linalg.matrix_norm(x["T"]),
+    "eigh_upper": lambda L, x: L.linalg.eigvalsh(x["S"], UPLO="U"),
     "inv": lambda L, x: L.linalg.inv(x["A"]),
     "polar_U": lambda L, x: L.linalg.polar(x["T"]).U,
     "polar_H": lambda L, x: L.linalg.polar(x["T"])[1],
@@ -35,11 +60,14 @@ CASES = {
     "logdet": lambda L, x: L.logdet(x["S"]),
     "cholesky": lambda L, x: L.linalg.cholesky(x["S"]),
     "cholesky_upper": lambda L, x: L.linalg.cholesky(x["S"], upper=True),
-    "qr_gauge": lambda L, x: (lambda q, r: (q @ r, (r * r).sum()))(*L.linalg.qr(x["T"])),
+    "qr_gauge": lambda L, x: (lambda q, r: (q @ r, (r.abs() ** 2).sum()))(*L.linalg.qr(x["T"])),
+    "qr_wide": lambda L, x: (lambda q, r: (q @ r, (r.abs() ** 2).sum()))(*L.linalg.qr(x["W"])),
     "eigh_values": lambda L, x: L.linalg.eigh(x["S"])[0],
-    "eigh_projector": lambda L, x: (lambda w, v: v @ L.diag(w**2) @ v.mT)(*L.linalg.eigh(x["S"])),
+    "eigh_projector": lambda L, x: (lambda w, v: v @ L.diag(w**2).to(v.dtype) @ v.mH)(
+        *L.linalg.eigh(x["S"])
+    ),
     "svd_values": lambda L, x: L.linalg.svdvals(x["T"]),
-    "svd_gauge": lambda L, x: (lambda u, s, vh: ((u * s) @ vh, (u @ u.mT) * s.sum()))(
+    "svd_gauge": lambda L, x: (lambda u, s, vh: ((u * s) @ vh, (u @ u.mH) * s.sum()))(
         *L.linalg.svd(x["W"], full_matrices=False)
     ),
     "lu": lambda L, x: L.linalg.lu(x["T"])[1:],
@@ -61,22 +89,24 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_values_and_gradients_match_torch(name):
+def test_values_and_gradients_match_torch(name, dtype):
+    complex_ = dtype == "complex128"
     results = []
     for lib in (ember, torch):
         x = {
-            k: lib.tensor(v, dtype=lib.float64, requires_grad=True)
-            for k, v in _inputs(np.random.default_rng(7)).items()
+            k: lib.tensor(v, dtype=getattr(lib, dtype), requires_grad=True)
+            for k, v in _inputs(np.random.default_rng(7), complex_).items()
         }
         out = CASES[name](lib, x)
         outs = out if isinstance(out, tuple) else (out,)
-        loss = sum((o * o).sum() for o in outs)
+        loss = _loss(lib, outs)
         grads = lib.autograd.grad(loss, list(x.values()), allow_unused=True)
         results.append(
             (
-                [o.detach().numpy() for o in outs],
-                [None if g is None else g.numpy() for g in grads],
+                [o.detach().resolve_conj().numpy() for o in outs],
+                [None if g is None else g.resolve_conj().numpy() for g in grads],
             )
         )
     (ev, eg), (tv, tg) = results
@@ -121,3 +151,29 @@ def test_ldl_factor_matches_torch():
     np.testing.assert_array_equal(got.pivots.numpy(), want.pivots.numpy())
     x = ember.linalg.ldl_solve(got.LD, got.pivots, ember.tensor(b))
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_complex_ldl_factor_matches_torch(hermitian):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 4, 4)) + 1j * rng.standard_normal((2, 4, 4))
+    a = x + (np.conj(np.swapaxes(x, -1, -2)) if hermitian else np.swapaxes(x, -1, -2))
+    got = ember.linalg.ldl_factor(ember.tensor(a), hermitian=hermitian)
+    want = torch.linalg.ldl_factor(torch.tensor(a), hermitian=hermitian)
+    np.testing.assert_allclose(got.LD.numpy(), want.LD.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(got.pivots.numpy(), want.pivots.numpy())
+
+
+def test_det_gradient_of_a_singular_complex_matrix_matches_torch():
+    """The singular branch of det's gradient (the adjugate from the SVD) with complex phases."""
+    rng = np.random.default_rng(8)
+    u = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    v = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+    a = u @ v  # rank 2
+    grads = []
+    for lib in (ember, torch):
+        A = lib.tensor(a, requires_grad=True)
+        d = lib.linalg.det(A)
+        (d.real * 2 + d.imag).backward()
+        grads.append(A.grad.resolve_conj().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8, atol=1e-10)

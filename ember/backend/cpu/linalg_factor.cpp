@@ -17,174 +17,151 @@
 // LAPACK's Fortran entry points (OpenBLAS exports them; Debian ships no header for them with
 // OpenBLAS). Character arguments are single letters, so the hidden length arguments that
 // gfortran appends are not needed by these routines and are left out, as PyTorch and NumPy do.
+// Fortran's COMPLEX and COMPLEX*16 are std::complex's layout (two reals, real part first).
+// Each routine is declared once per type prefix: s (float), d (double), c (complex<float>) and
+// z (complex<double>); R is the real type of a complex T.
+#define EMBER_LAPACK_DECLARE(p, T)                                                                \
+  void p##getrf_(int* m, int* n, T* a, int* lda, int* ipiv, int* info);                           \
+  void p##getrs_(const char* trans, int* n, int* nrhs, T* a, int* lda, int* ipiv, T* b, int* ldb, \
+                 int* info);                                                                      \
+  void p##potrf_(const char* uplo, int* n, T* a, int* lda, int* info);                            \
+  void p##geqrf_(int* m, int* n, T* a, int* lda, T* tau, T* work, int* lwork, int* info);         \
+  void p##sytrf_(const char* uplo, int* n, T* a, int* lda, int* ipiv, T* work, int* lwork,        \
+                 int* info);                                                                      \
+  void p##sytrs_(const char* uplo, int* n, int* nrhs, T* a, int* lda, int* ipiv, T* b, int* ldb,  \
+                 int* info);
 extern "C" {
-void sgetrf_(int* m, int* n, float* a, int* lda, int* ipiv, int* info);
-void dgetrf_(int* m, int* n, double* a, int* lda, int* ipiv, int* info);
-void sgetrs_(const char* trans,
-             int* n,
-             int* nrhs,
-             float* a,
-             int* lda,
-             int* ipiv,
-             float* b,
-             int* ldb,
-             int* info);
-void dgetrs_(const char* trans,
-             int* n,
-             int* nrhs,
-             double* a,
-             int* lda,
-             int* ipiv,
-             double* b,
-             int* ldb,
-             int* info);
-void spotrf_(const char* uplo, int* n, float* a, int* lda, int* info);
-void dpotrf_(const char* uplo, int* n, double* a, int* lda, int* info);
-void sgeqrf_(int* m, int* n, float* a, int* lda, float* tau, float* work, int* lwork, int* info);
-void dgeqrf_(int* m, int* n, double* a, int* lda, double* tau, double* work, int* lwork, int* info);
-void sorgqr_(
-    int* m, int* n, int* k, float* a, int* lda, float* tau, float* work, int* lwork, int* info);
-void dorgqr_(
-    int* m, int* n, int* k, double* a, int* lda, double* tau, double* work, int* lwork, int* info);
-void ssyevd_(const char* jobz,
-             const char* uplo,
-             int* n,
-             float* a,
-             int* lda,
-             float* w,
-             float* work,
-             int* lwork,
-             int* iwork,
-             int* liwork,
-             int* info);
-void dsyevd_(const char* jobz,
-             const char* uplo,
-             int* n,
-             double* a,
-             int* lda,
-             double* w,
-             double* work,
-             int* lwork,
-             int* iwork,
-             int* liwork,
-             int* info);
-void ssytrf_(
-    const char* uplo, int* n, float* a, int* lda, int* ipiv, float* work, int* lwork, int* info);
-void dsytrf_(
-    const char* uplo, int* n, double* a, int* lda, int* ipiv, double* work, int* lwork, int* info);
-void ssytrs_(const char* uplo,
-             int* n,
-             int* nrhs,
-             float* a,
-             int* lda,
-             int* ipiv,
-             float* b,
-             int* ldb,
-             int* info);
-void dsytrs_(const char* uplo,
-             int* n,
-             int* nrhs,
-             double* a,
-             int* lda,
-             int* ipiv,
-             double* b,
-             int* ldb,
-             int* info);
-void sgeev_(const char* jobvl,
-            const char* jobvr,
-            int* n,
-            float* a,
-            int* lda,
-            float* wr,
-            float* wi,
-            float* vl,
-            int* ldvl,
-            float* vr,
-            int* ldvr,
-            float* work,
-            int* lwork,
-            int* info);
-void dgeev_(const char* jobvl,
-            const char* jobvr,
-            int* n,
-            double* a,
-            int* lda,
-            double* wr,
-            double* wi,
-            double* vl,
-            int* ldvl,
-            double* vr,
-            int* ldvr,
-            double* work,
-            int* lwork,
-            int* info);
-void sgesdd_(const char* jobz,
-             int* m,
-             int* n,
-             float* a,
-             int* lda,
-             float* s,
-             float* u,
-             int* ldu,
-             float* vt,
-             int* ldvt,
-             float* work,
-             int* lwork,
-             int* iwork,
-             int* info);
-void dgesdd_(const char* jobz,
-             int* m,
-             int* n,
-             double* a,
-             int* lda,
-             double* s,
-             double* u,
-             int* ldu,
-             double* vt,
-             int* ldvt,
-             double* work,
-             int* lwork,
-             int* iwork,
-             int* info);
+EMBER_LAPACK_DECLARE(s, float)
+EMBER_LAPACK_DECLARE(d, double)
+EMBER_LAPACK_DECLARE(c, std::complex<float>)
+EMBER_LAPACK_DECLARE(z, std::complex<double>)
+#undef EMBER_LAPACK_DECLARE
+
+// The routines whose real and complex forms differ: orthogonal (real) and unitary (complex) Q,
+// symmetric and Hermitian eigensolvers and LDL, and the complex ones' real workspaces.
+#define EMBER_LAPACK_DECLARE_REAL(p, T)                                                            \
+  void p##orgqr_(int* m, int* n, int* k, T* a, int* lda, T* tau, T* work, int* lwork, int* info);  \
+  void p##syevd_(const char* jobz, const char* uplo, int* n, T* a, int* lda, T* w, T* work,        \
+                 int* lwork, int* iwork, int* liwork, int* info);                                  \
+  void p##gesdd_(const char* jobz, int* m, int* n, T* a, int* lda, T* s, T* u, int* ldu, T* vt,    \
+                 int* ldvt, T* work, int* lwork, int* iwork, int* info);                           \
+  void p##geev_(const char* jobvl, const char* jobvr, int* n, T* a, int* lda, T* wr, T* wi, T* vl, \
+                int* ldvl, T* vr, int* ldvr, T* work, int* lwork, int* info);
+#define EMBER_LAPACK_DECLARE_COMPLEX(p, T, R)                                                     \
+  void p##ungqr_(int* m, int* n, int* k, T* a, int* lda, T* tau, T* work, int* lwork, int* info); \
+  void p##heevd_(const char* jobz, const char* uplo, int* n, T* a, int* lda, R* w, T* work,       \
+                 int* lwork, R* rwork, int* lrwork, int* iwork, int* liwork, int* info);          \
+  void p##gesdd_(const char* jobz, int* m, int* n, T* a, int* lda, R* s, T* u, int* ldu, T* vt,   \
+                 int* ldvt, T* work, int* lwork, R* rwork, int* iwork, int* info);                \
+  void p##geev_(const char* jobvl, const char* jobvr, int* n, T* a, int* lda, T* w, T* vl,        \
+                int* ldvl, T* vr, int* ldvr, T* work, int* lwork, R* rwork, int* info);           \
+  void p##hetrf_(const char* uplo, int* n, T* a, int* lda, int* ipiv, T* work, int* lwork,        \
+                 int* info);                                                                      \
+  void p##hetrs_(const char* uplo, int* n, int* nrhs, T* a, int* lda, int* ipiv, T* b, int* ldb,  \
+                 int* info);
+EMBER_LAPACK_DECLARE_REAL(s, float)
+EMBER_LAPACK_DECLARE_REAL(d, double)
+EMBER_LAPACK_DECLARE_COMPLEX(c, std::complex<float>, float)
+EMBER_LAPACK_DECLARE_COMPLEX(z, std::complex<double>, double)
+#undef EMBER_LAPACK_DECLARE_REAL
+#undef EMBER_LAPACK_DECLARE_COMPLEX
 }
 
 namespace ember::cpu {
 namespace {
 
-constexpr DTypeSet kLapackTypes = DTypeSet(kFloat32) | kFloat64;
+constexpr DTypeSet kLapackTypes = DTypeSet(kFloat32) | kFloat64 | kComplex64 | kComplex128;
 
-// The routines of one type: LAPACK's s- (float) and d- (double) forms, so that the kernels below
-// are written once for both.
+// The real type of a scalar: T itself, or the type of a complex T's parts.
+template <class T>
+struct RealOf {
+  using type = T;
+};
+template <class T>
+struct RealOf<std::complex<T>> {
+  using type = T;
+};
+template <class T>
+using real_of = typename RealOf<T>::type;
+
+// The routines of one scalar type, so that each kernel below is written once for the four. Where
+// the real and complex routines differ (orgqr / ungqr, syevd / heevd, the complex ones' real
+// workspace rwork), a wrapper gives both one signature; the real forms ignore rwork.
 template <class T>
 struct Lapack;
+
+#define EMBER_LAPACK_COMMON(p)             \
+  static constexpr auto getrf = p##getrf_; \
+  static constexpr auto getrs = p##getrs_; \
+  static constexpr auto potrf = p##potrf_; \
+  static constexpr auto geqrf = p##geqrf_;
+
+#define EMBER_LAPACK_REAL(p, T)                                                                    \
+  EMBER_LAPACK_COMMON(p)                                                                           \
+  static constexpr auto orgqr = p##orgqr_;                                                         \
+  static constexpr auto geev_real = p##geev_;                                                      \
+  static void heevd(const char* jobz, const char* uplo, int* n, T* a, int* lda, T* w, T* work,     \
+                    int* lwork, T* rwork, int* lrwork, int* iwork, int* liwork, int* info) {       \
+    if (*lrwork == -1) *rwork = T(1);                                                              \
+    p##syevd_(jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork, info);                         \
+  }                                                                                                \
+  static void gesdd(const char* jobz, int* m, int* n, T* a, int* lda, T* s, T* u, int* ldu, T* vt, \
+                    int* ldvt, T* work, int* lwork, T*, int* iwork, int* info) {                   \
+    p##gesdd_(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info);                  \
+  }                                                                                                \
+  static void sytrf(bool, const char* uplo, int* n, T* a, int* lda, int* ipiv, T* work,            \
+                    int* lwork, int* info) {                                                       \
+    p##sytrf_(uplo, n, a, lda, ipiv, work, lwork, info);                                           \
+  }                                                                                                \
+  static void sytrs(bool, const char* uplo, int* n, int* nrhs, T* a, int* lda, int* ipiv, T* b,    \
+                    int* ldb, int* info) {                                                         \
+    p##sytrs_(uplo, n, nrhs, a, lda, ipiv, b, ldb, info);                                          \
+  }                                                                                                \
+  static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag,       \
+                   int m, int n, const T* a, int lda, T* b, int ldb) {                             \
+    cblas_##p##trsm(CblasColMajor, side, uplo, trans, diag, m, n, T(1), a, lda, b, ldb);           \
+  }
+
+#define EMBER_LAPACK_COMPLEX(p, T, R)                                                             \
+  EMBER_LAPACK_COMMON(p)                                                                          \
+  static constexpr auto orgqr = p##ungqr_;                                                        \
+  static constexpr auto heevd = p##heevd_;                                                        \
+  static constexpr auto gesdd = p##gesdd_;                                                        \
+  static constexpr auto geev = p##geev_;                                                          \
+  /* Complex symmetric (hermitian = false) or Hermitian LDL, as PyTorch's `hermitian` flag. */    \
+  static void sytrf(bool hermitian, const char* uplo, int* n, T* a, int* lda, int* ipiv, T* work, \
+                    int* lwork, int* info) {                                                      \
+    (hermitian ? p##hetrf_ : p##sytrf_)(uplo, n, a, lda, ipiv, work, lwork, info);                \
+  }                                                                                               \
+  static void sytrs(bool hermitian, const char* uplo, int* n, int* nrhs, T* a, int* lda,          \
+                    int* ipiv, T* b, int* ldb, int* info) {                                       \
+    (hermitian ? p##hetrs_ : p##sytrs_)(uplo, n, nrhs, a, lda, ipiv, b, ldb, info);               \
+  }                                                                                               \
+  static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag,      \
+                   int m, int n, const T* a, int lda, T* b, int ldb) {                            \
+    const T one(1);                                                                               \
+    cblas_##p##trsm(CblasColMajor, side, uplo, trans, diag, m, n, &one, a, lda, b, ldb);          \
+  }
+
 template <>
 struct Lapack<float> {
-  static constexpr auto getrf = sgetrf_;
-  static constexpr auto getrs = sgetrs_;
-  static constexpr auto potrf = spotrf_;
-  static constexpr auto geqrf = sgeqrf_;
-  static constexpr auto orgqr = sorgqr_;
-  static constexpr auto syevd = ssyevd_;
-  static constexpr auto gesdd = sgesdd_;
-  static constexpr auto geev = sgeev_;
-  static constexpr auto sytrf = ssytrf_;
-  static constexpr auto sytrs = ssytrs_;
-  static constexpr auto trsm = cblas_strsm;
+  EMBER_LAPACK_REAL(s, float)
 };
 template <>
 struct Lapack<double> {
-  static constexpr auto getrf = dgetrf_;
-  static constexpr auto getrs = dgetrs_;
-  static constexpr auto potrf = dpotrf_;
-  static constexpr auto geqrf = dgeqrf_;
-  static constexpr auto orgqr = dorgqr_;
-  static constexpr auto syevd = dsyevd_;
-  static constexpr auto gesdd = dgesdd_;
-  static constexpr auto geev = dgeev_;
-  static constexpr auto sytrf = dsytrf_;
-  static constexpr auto sytrs = dsytrs_;
-  static constexpr auto trsm = cblas_dtrsm;
+  EMBER_LAPACK_REAL(d, double)
 };
+template <>
+struct Lapack<std::complex<float>> {
+  EMBER_LAPACK_COMPLEX(c, std::complex<float>, float)
+};
+template <>
+struct Lapack<std::complex<double>> {
+  EMBER_LAPACK_COMPLEX(z, std::complex<double>, double)
+};
+#undef EMBER_LAPACK_COMMON
+#undef EMBER_LAPACK_REAL
+#undef EMBER_LAPACK_COMPLEX
 
 // A [B, rows, cols] batch: matrix i's data, its leading dimension, its size.
 template <class T>
@@ -240,7 +217,7 @@ void for_each_matrix(int64_t count,
 // LAPACK's workspace query: the routine called with lwork = -1 writes the size it wants.
 template <class T>
 int workspace(T w) {
-  return std::max(1, int(w));
+  return std::max(1, int(std::real(w)));
 }
 
 void lu_factor_kernel(const Tensor& a, const Tensor& pivots, const Tensor& info) {
@@ -270,7 +247,7 @@ void lu_solve_kernel(const Tensor& lu, const Tensor& pivots, const Tensor& b, bo
     for_each_matrix(b.sizes()[0], A.rows, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         int n = A.rows, k = X.cols, lda = A.ld(), ldb = X.ld(), info = 0;
-        Lapack<T>::getrs(trans ? "T" : "N", &n, &k, A[i], &lda, int_data(pivots) + i * n, X[i],
+        Lapack<T>::getrs(trans ? "C" : "N", &n, &k, A[i], &lda, int_data(pivots) + i * n, X[i],
                          &ldb, &info);
       }
     });
@@ -308,10 +285,9 @@ void triangular_solve_kernel(
     if (X.rows == 0 || X.cols == 0) return;
     for_each_matrix(b.sizes()[0], A.rows, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        Lapack<T>::trsm(CblasColMajor, left ? CblasLeft : CblasRight,
-                        upper ? CblasUpper : CblasLower, trans ? CblasTrans : CblasNoTrans,
-                        unit ? CblasUnit : CblasNonUnit, X.rows, X.cols, T(1), A[i], A.ld(), X[i],
-                        X.ld());
+        Lapack<T>::trsm(left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
+                        trans ? CblasConjTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+                        X.rows, X.cols, A[i], A.ld(), X[i], X.ld());
       }
     });
   });
@@ -362,28 +338,33 @@ void orgqr_kernel(const Tensor& a, const Tensor& tau) {
 void eigh_kernel(const Tensor& a, const Tensor& w, bool upper, bool vectors, const Tensor& info) {
   sync_library_threads();
   dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.eigh", [&]<class T>() {
+    using R = real_of<T>;
     Batch<T> A(a);
-    int n = A.rows, lda = A.ld(), lwork = -1, liwork = -1;
+    int n = A.rows, lda = A.ld(), lwork = -1, lrwork = -1, liwork = -1;
     if (n == 0) {
       std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
       return;
     }
     const char* jobz = vectors ? "V" : "N";
     const char* uplo = upper ? "U" : "L";
+    R* W = static_cast<R*>(w.data_ptr());
     T query{};
+    R rquery{};
     int iquery = 0;
-    Lapack<T>::syevd(jobz, uplo, &n, A[0], &lda, static_cast<T*>(w.data_ptr()), &query, &lwork,
-                     &iquery, &liwork, int_data(info));
+    Lapack<T>::heevd(jobz, uplo, &n, A[0], &lda, W, &query, &lwork, &rquery, &lrwork, &iquery,
+                     &liwork, int_data(info));
     lwork = workspace(query);
+    lrwork = workspace(rquery);
     liwork = std::max(1, iquery);
     for_each_matrix(
         a.sizes()[0], n,
         [&](int64_t begin, int64_t end) {
           std::vector<T> work(static_cast<size_t>(lwork));
+          std::vector<R> rwork(static_cast<size_t>(lrwork));
           std::vector<int> iwork(static_cast<size_t>(liwork));
           for (int64_t i = begin; i < end; ++i) {
-            Lapack<T>::syevd(jobz, uplo, &n, A[i], &lda, static_cast<T*>(w.data_ptr()) + i * n,
-                             work.data(), &lwork, iwork.data(), &liwork, int_data(info) + i);
+            Lapack<T>::heevd(jobz, uplo, &n, A[i], &lda, W + i * n, work.data(), &lwork,
+                             rwork.data(), &lrwork, iwork.data(), &liwork, int_data(info) + i);
           }
         },
         kThreadedEigen);
@@ -399,6 +380,7 @@ void svd_kernel(const Tensor& a,
                 const Tensor& info) {
   sync_library_threads();
   dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.svd", [&]<class T>() {
+    using R = real_of<T>;
     Batch<T> A(a);
     int m = A.rows, n = A.cols, lda = A.ld();
     const int k = std::min(m, n);
@@ -415,87 +397,137 @@ void svd_kernel(const Tensor& a,
     const int64_t ustride = int64_t(m) * ucols, vstride = int64_t(vrows) * n;
     T* U = vectors ? static_cast<T*>(u.data_ptr()) : &dummy;
     T* VT = vectors ? static_cast<T*>(vh.data_ptr()) : &dummy;
+    R* S = static_cast<R*>(s.data_ptr());
+    // The complex routine's real workspace, as LAPACK 3.7's documentation sizes it (the real
+    // routine has none).
+    const size_t mx = size_t(std::max(m, n)), mn = size_t(k);
+    const size_t lrwork = !is_std_complex<T> ? 1
+                          : vectors ? std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn)
+                                    : 7 * mn;
     int lwork = -1;
     T query{};
     {
-      std::vector<int> iwork(static_cast<size_t>(8 * k));
-      Lapack<T>::gesdd(jobz, &m, &n, A[0], &lda, static_cast<T*>(s.data_ptr()), U, &ldu, VT, &ldvt,
-                       &query, &lwork, iwork.data(), int_data(info));
+      std::vector<int> iwork(8 * mn);
+      std::vector<R> rwork(lrwork);
+      Lapack<T>::gesdd(jobz, &m, &n, A[0], &lda, S, U, &ldu, VT, &ldvt, &query, &lwork,
+                       rwork.data(), iwork.data(), int_data(info));
     }
     lwork = workspace(query);
     for_each_matrix(
         a.sizes()[0], n,
         [&](int64_t begin, int64_t end) {
-          std::vector<int> iwork(static_cast<size_t>(8 * k));
+          std::vector<int> iwork(8 * mn);
+          std::vector<R> rwork(lrwork);
           std::vector<T> work(static_cast<size_t>(lwork));
           T unused{};  // without vectors every matrix may share one dummy
           for (int64_t i = begin; i < end; ++i) {
-            Lapack<T>::gesdd(jobz, &m, &n, A[i], &lda, static_cast<T*>(s.data_ptr()) + i * k,
+            Lapack<T>::gesdd(jobz, &m, &n, A[i], &lda, S + i * k,
                              vectors ? U + i * ustride : &unused, &ldu,
                              vectors ? VT + i * vstride : &unused, &ldvt, work.data(), &lwork,
-                             iwork.data(), int_data(info) + i);
+                             rwork.data(), iwork.data(), int_data(info) + i);
           }
         },
         kThreadedEigen);
   });
+}
+
+// geev of complex matrices: eigenvalues and right eigenvectors straight into w and v.
+template <class T>
+void eig_complex(
+    const Tensor& a, const Tensor& w, const Tensor& v, bool vectors, const Tensor& info) {
+  using R = real_of<T>;
+  Batch<T> A(a);
+  int n = A.rows, lda = A.ld(), one = 1, lwork = -1;
+  if (n == 0) {
+    std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
+    return;
+  }
+  int ldvr = vectors ? n : 1;
+  const char* jobvr = vectors ? "V" : "N";
+  T* W = static_cast<T*>(w.data_ptr());
+  T* V = vectors ? static_cast<T*>(v.data_ptr()) : nullptr;
+  {
+    std::vector<R> rwork(2 * size_t(n));
+    T dummy{}, query{};
+    Lapack<T>::geev("N", jobvr, &n, A[0], &lda, W, &dummy, &one, vectors ? V : &dummy, &ldvr,
+                    &query, &lwork, rwork.data(), int_data(info));
+    lwork = workspace(query);
+  }
+  for_each_matrix(
+      a.sizes()[0], n,
+      [&](int64_t begin, int64_t end) {
+        std::vector<R> rwork(2 * size_t(n));
+        std::vector<T> work(static_cast<size_t>(lwork));
+        T dummy{};
+        for (int64_t i = begin; i < end; ++i) {
+          Lapack<T>::geev("N", jobvr, &n, A[i], &lda, W + i * n, &dummy, &one,
+                          vectors ? V + i * int64_t(n) * n : &dummy, &ldvr, work.data(), &lwork,
+                          rwork.data(), int_data(info) + i);
+        }
+      },
+      kThreadedEigen);
 }
 
 void eig_kernel(
     const Tensor& a, const Tensor& w, const Tensor& v, bool vectors, const Tensor& info) {
   sync_library_threads();
   dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.eig", [&]<class T>() {
-    using C = std::complex<T>;
-    Batch<T> A(a);
-    int n = A.rows, lda = A.ld(), one = 1, lwork = -1;
-    if (n == 0) {
-      std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
-      return;
-    }
-    const auto un = size_t(n);
-    int ldvr = vectors ? n : 1;
-    const char* jobvr = vectors ? "V" : "N";
-    {
-      std::vector<T> wr(un), wi(un), vr(vectors ? un * un : 1);
-      T dummy{}, query{};
-      Lapack<T>::geev("N", jobvr, &n, A[0], &lda, wr.data(), wi.data(), &dummy, &one, vr.data(),
-                      &ldvr, &query, &lwork, int_data(info));
-      lwork = workspace(query);
-    }
-    for_each_matrix(
-        a.sizes()[0], n,
-        [&](int64_t begin, int64_t end) {
-          std::vector<T> wr(un), wi(un), vr(vectors ? un * un : 1),
-              work(static_cast<size_t>(lwork));
-          T dummy{};
-          for (int64_t i = begin; i < end; ++i) {
-            Lapack<T>::geev("N", jobvr, &n, A[i], &lda, wr.data(), wi.data(), &dummy, &one,
-                            vr.data(), &ldvr, work.data(), &lwork, int_data(info) + i);
-            C* W = static_cast<C*>(w.data_ptr()) + i * n;
-            for (size_t j = 0; j < un; ++j) W[j] = C(wr[j], wi[j]);
-            if (!vectors) continue;
-            // LAPACK stores a complex pair's vectors as two real columns, re and im, of the
-            // eigenvalue with wi > 0; its partner's vector is the conjugate.
-            C* V = static_cast<C*>(v.data_ptr()) + i * int64_t(un * un);
-            for (size_t j = 0; j < un; ++j) {
-              const T* re = vr.data() + j * un;
-              if (wi[j] == T(0) || j + 1 == un) {
-                for (size_t r = 0; r < un; ++r) V[j * un + r] = C(re[r], 0);
-                continue;
+    if constexpr (is_std_complex<T>) {
+      eig_complex<T>(a, w, v, vectors, info);
+    } else {
+      using C = std::complex<T>;
+      Batch<T> A(a);
+      int n = A.rows, lda = A.ld(), one = 1, lwork = -1;
+      if (n == 0) {
+        std::fill(int_data(info), int_data(info) + a.sizes()[0], 0);
+        return;
+      }
+      const auto un = size_t(n);
+      int ldvr = vectors ? n : 1;
+      const char* jobvr = vectors ? "V" : "N";
+      {
+        std::vector<T> wr(un), wi(un), vr(vectors ? un * un : 1);
+        T dummy{}, query{};
+        Lapack<T>::geev_real("N", jobvr, &n, A[0], &lda, wr.data(), wi.data(), &dummy, &one,
+                             vr.data(), &ldvr, &query, &lwork, int_data(info));
+        lwork = workspace(query);
+      }
+      for_each_matrix(
+          a.sizes()[0], n,
+          [&](int64_t begin, int64_t end) {
+            std::vector<T> wr(un), wi(un), vr(vectors ? un * un : 1),
+                work(static_cast<size_t>(lwork));
+            T dummy{};
+            for (int64_t i = begin; i < end; ++i) {
+              Lapack<T>::geev_real("N", jobvr, &n, A[i], &lda, wr.data(), wi.data(), &dummy, &one,
+                                   vr.data(), &ldvr, work.data(), &lwork, int_data(info) + i);
+              C* W = static_cast<C*>(w.data_ptr()) + i * n;
+              for (size_t j = 0; j < un; ++j) W[j] = C(wr[j], wi[j]);
+              if (!vectors) continue;
+              // LAPACK stores a complex pair's vectors as two real columns, re and im, of the
+              // eigenvalue with wi > 0; its partner's vector is the conjugate.
+              C* V = static_cast<C*>(v.data_ptr()) + i * int64_t(un * un);
+              for (size_t j = 0; j < un; ++j) {
+                const T* re = vr.data() + j * un;
+                if (wi[j] == T(0) || j + 1 == un) {
+                  for (size_t r = 0; r < un; ++r) V[j * un + r] = C(re[r], 0);
+                  continue;
+                }
+                const T* im = re + un;
+                for (size_t r = 0; r < un; ++r) {
+                  V[j * un + r] = C(re[r], im[r]);
+                  V[(j + 1) * un + r] = C(re[r], -im[r]);
+                }
+                ++j;
               }
-              const T* im = re + un;
-              for (size_t r = 0; r < un; ++r) {
-                V[j * un + r] = C(re[r], im[r]);
-                V[(j + 1) * un + r] = C(re[r], -im[r]);
-              }
-              ++j;
             }
-          }
-        },
-        kThreadedEigen);
+          },
+          kThreadedEigen);
+    }
   });
 }
 
-void ldl_factor_kernel(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+void ldl_factor_kernel(const Tensor& a, const Tensor& pivots, bool hermitian, const Tensor& info) {
   sync_library_threads();
   dispatch_dtype<kLapackTypes>(a.dtype(), "linalg.ldl_factor", [&]<class T>() {
     Batch<T> A(a);
@@ -505,13 +537,14 @@ void ldl_factor_kernel(const Tensor& a, const Tensor& pivots, const Tensor& info
       return;
     }
     T query{};
-    Lapack<T>::sytrf("L", &n, A[0], &lda, int_data(pivots), &query, &lwork, int_data(info));
+    Lapack<T>::sytrf(hermitian, "L", &n, A[0], &lda, int_data(pivots), &query, &lwork,
+                     int_data(info));
     lwork = workspace(query);
     for_each_matrix(a.sizes()[0], n, [&](int64_t begin, int64_t end) {
       std::vector<T> work(static_cast<size_t>(lwork));
       for (int64_t i = begin; i < end; ++i) {
-        Lapack<T>::sytrf("L", &n, A[i], &lda, int_data(pivots) + i * n, work.data(), &lwork,
-                         int_data(info) + i);
+        Lapack<T>::sytrf(hermitian, "L", &n, A[i], &lda, int_data(pivots) + i * n, work.data(),
+                         &lwork, int_data(info) + i);
         // sytrf leaves the upper triangle as it was; the compact LD has zeros there (PyTorch's).
         for (int j = 1; j < n; ++j)
           std::fill(A[i] + int64_t(j) * lda, A[i] + int64_t(j) * lda + j, T(0));
@@ -520,7 +553,7 @@ void ldl_factor_kernel(const Tensor& a, const Tensor& pivots, const Tensor& info
   });
 }
 
-void ldl_solve_kernel(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+void ldl_solve_kernel(const Tensor& ld, const Tensor& pivots, bool hermitian, const Tensor& b) {
   sync_library_threads();
   dispatch_dtype<kLapackTypes>(ld.dtype(), "linalg.ldl_solve", [&]<class T>() {
     Batch<T> A(ld), X(b);
@@ -529,7 +562,8 @@ void ldl_solve_kernel(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
     for_each_matrix(ld.sizes()[0], n, [&](int64_t begin, int64_t end) {
       int info = 0;
       for (int64_t i = begin; i < end; ++i) {
-        Lapack<T>::sytrs("L", &n, &nrhs, A[i], &lda, int_data(pivots) + i * n, X[i], &ldb, &info);
+        Lapack<T>::sytrs(hermitian, "L", &n, &nrhs, A[i], &lda, int_data(pivots) + i * n, X[i],
+                         &ldb, &info);
       }
     });
   });

@@ -22,8 +22,11 @@ namespace {
 constexpr int64_t kChunk = 1 << 15;      // elements per partial in a full reduction
 constexpr int64_t kPairwiseBlock = 256;  // below this, lanes; above, split in halves
 
+// Floating and complex values accumulate in their own type (16-bit floats in float32), integers
+// in int64.
 template <class T>
-using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
+using acc_t = std::
+    conditional_t<std::is_floating_point_v<opmath_t<T>> || is_std_complex<T>, opmath_t<T>, int64_t>;
 
 template <ReduceOp Op, class A>
 struct Combine;
@@ -251,10 +254,13 @@ void reduce_typed(const Tensor& out, const Tensor& in, uint64_t mask) {
 }
 
 void reduce_kernel(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) {
-  dispatch_dtype(in.dtype(), "reduce", [&]<class T>() {
+  // Complex numbers have sums and products, no order (ops/reduce.cpp sends them here for prod).
+  dispatch_dtype<kAllTypesAndComplex>(in.dtype(), "reduce", [&]<class T>() {
     auto run = [&]<ReduceOp Op>() {
       constexpr bool widens = Op == ReduceOp::Sum || Op == ReduceOp::Prod;
-      if constexpr (widens && !std::is_floating_point_v<opmath_t<T>>) {
+      if constexpr (is_std_complex<T> && (Op == ReduceOp::Max || Op == ReduceOp::Min)) {
+        EMBER_FAIL_KIND(ErrorKind::Type, "[reduce] complex numbers have no max or min");
+      } else if constexpr (widens && !std::is_floating_point_v<opmath_t<T>> && !is_std_complex<T>) {
         EMBER_ASSERT(out.dtype() == kInt64, "integer sums and products go to int64");
         reduce_typed<Op, T, int64_t>(out, in, mask);
       } else {

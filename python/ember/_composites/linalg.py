@@ -2,7 +2,7 @@
 
 from ember import _C
 from ember._composite import composite
-from ember._composites._dtypes import FLOAT32_64, FLOATING, NUMERIC
+from ember._composites._dtypes import COMPLEX, FLOAT32_64, FLOATING, NUMERIC
 
 
 @composite("linalg", NUMERIC, method=True)
@@ -93,7 +93,7 @@ def chain_matmul(*matrices):
     return out
 
 
-@composite("linalg", NUMERIC, method=True)
+@composite("linalg", NUMERIC + COMPLEX, method=True)
 def cross(input, other, dim=None):
     """The cross product of 3-vectors along dim (the first dimension of size 3 when dim is None,
     PyTorch's deprecated default, which warns; linalg.cross uses the last)."""

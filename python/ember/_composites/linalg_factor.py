@@ -11,6 +11,9 @@ from ember._composites._dtypes import COMPLEX, FLOAT32_64, NUMERIC
 
 _la = _C._linalg
 
+# What LAPACK takes: float32, float64 and their complex forms.
+_LAPACK = FLOAT32_64 + COMPLEX
+
 # torch.return_types.linalg_lstsq.
 LstsqResult = namedtuple("linalg_lstsq", "solution residuals rank singular_values")
 
@@ -33,7 +36,7 @@ def _eye_like(A):
     return _C.eye(n, dtype=A.dtype, device=A.device).expand(A.shape)
 
 
-@composite("linalg_factor", NUMERIC, name="linalg.matrix_power")
+@composite("linalg_factor", NUMERIC + COMPLEX, name="linalg.matrix_power")
 def matrix_power(A, n):
     """A multiplied by itself n times by repeated squaring; n = 0 the identity, n < 0 powers of
     the inverse (floating dtypes only)."""
@@ -43,7 +46,7 @@ def matrix_power(A, n):
     if n == 0:
         return _eye_like(A).clone()
     if n < 0:
-        if not A.is_floating_point():
+        if not (A.is_floating_point() or A.is_complex()):
             raise RuntimeError(
                 "[linalg.matrix_power] negative powers need a floating-point A, got "
                 f"{str(A.dtype).rpartition('.')[2]}"
@@ -77,10 +80,15 @@ _PADE13 = (
     182.0,
     1.0,
 )
-_THETA13 = {_C.float64: 5.371920351148152, _C.float32: 3.925724783138660}
+_THETA13 = {
+    _C.float64: 5.371920351148152,
+    _C.float32: 3.925724783138660,
+    _C.complex128: 5.371920351148152,
+    _C.complex64: 3.925724783138660,
+}
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.matrix_exp")
+@composite("linalg_factor", _LAPACK, name="linalg.matrix_exp")
 def matrix_exp(A):
     """exp(A) by scaling and squaring with a Padé [13/13] approximant (Higham 2005): A / 2^s
     has a 1-norm below theta_13, its exponential is (V - U)^-1 (V + U), squared s times. One s
@@ -116,7 +124,8 @@ def _tolerances(S, atol, rtol, dtype, m, n):
     import ember
 
     if rtol is None:
-        rtol = ember.finfo(dtype).eps * max(m, n) if atol is None or _is_zero(atol) else 0.0
+        eps = ember.finfo(dtype.to_real()).eps
+        rtol = eps * max(m, n) if atol is None or _is_zero(atol) else 0.0
     if atol is None:
         atol = 0.0
     smax = S.amax(-1, keepdim=True) if S.shape[-1] else _C.zeros_like(S[..., :1])
@@ -129,7 +138,7 @@ def _is_zero(x):
     return not isinstance(x, _C.Tensor) and x == 0
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.pinv")
+@composite("linalg_factor", _LAPACK, name="linalg.pinv")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse from the SVD (or eigh when hermitian), singular values
     below max(atol, rtol * largest) treated as 0."""
@@ -143,15 +152,15 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
         cut = _tolerances(w.abs(), atol, rtol, A.dtype, m, n)
         keep = w.abs() > cut
         winv = _C.where(keep, 1.0 / _C.where(keep, w, _C.ones_like(w)), _C.zeros_like(w))
-        return (V * winv.unsqueeze(-2)) @ V.mT
+        return (V * winv.unsqueeze(-2)) @ V.mH
     U, S, Vh = _la.svd(A, full_matrices=False)
     cut = _tolerances(S, atol, rtol, A.dtype, m, n)
     keep = cut < S
     sinv = _C.where(keep, 1.0 / _C.where(keep, S, _C.ones_like(S)), _C.zeros_like(S))
-    return (Vh.mT * sinv.unsqueeze(-2)) @ U.mT
+    return (Vh.mH * sinv.unsqueeze(-2)) @ U.mH
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.matrix_rank")
+@composite("linalg_factor", _LAPACK, name="linalg.matrix_rank")
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     """The number of singular values (eigenvalue magnitudes when hermitian) above
     max(atol, rtol * largest), as int64."""
@@ -164,7 +173,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     return (cut < S).sum(-1)
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.cond")
+@composite("linalg_factor", _LAPACK, name="linalg.cond")
 def cond(A, p=None):
     """The condition number ||A|| ||A^-1|| in norm p (None or 2: the ratio of the extreme
     singular values, also for non-square A; -2 its inverse)."""
@@ -182,7 +191,7 @@ def cond(A, p=None):
     return ember.linalg.matrix_norm(A, p) * ember.linalg.matrix_norm(_la.inv(A), p)
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.lstsq")
+@composite("linalg_factor", _LAPACK, name="linalg.lstsq")
 def lstsq(A, B, rcond=None, *, driver=None):
     """(solution, residuals, rank, singular_values) of min ||A X - B||: full-rank A by QR
     (drivers None, "gels", "gelsy"), any A by the SVD pseudo-inverse ("gelsd", "gelss", which
@@ -216,25 +225,26 @@ def lstsq(A, B, rcond=None, *, driver=None):
     S = empty
     if driver in ("gelsd", "gelss"):
         S = _la.svdvals(A)
-        rtol = ember.finfo(A.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond
+        eps = ember.finfo(S.dtype).eps
+        rtol = eps * max(m, n) if rcond is None or rcond < 0 else rcond
         X = pinv(A, rtol=rtol) @ B2
         rank = (rtol * S[..., :1] < S).sum(-1)
     elif m >= n:
         Q, R = _la.qr(A)
-        X = _la.solve_triangular(R, Q.mT @ B2, upper=True)
+        X = _la.solve_triangular(R, Q.mH @ B2, upper=True)
         if driver == "gelsy":
             rank = matrix_rank(A)
     else:
-        # The minimum-norm solution of an underdetermined system: A^T = Q R, X = Q R^-T B.
-        Q, R = _la.qr(A.mT)
-        X = Q @ _la.solve_triangular(R.mT, B2, upper=False)
+        # The minimum-norm solution of an underdetermined system: A^H = Q R, X = Q R^-H B.
+        Q, R = _la.qr(A.mH)
+        X = Q @ _la.solve_triangular(R.mH, B2, upper=False)
         if driver == "gelsy":
             rank = matrix_rank(A)
     residuals = empty
     if m > n and driver != "gelsy":
         full_rank = driver is None or driver == "gels" or bool((rank == n).all())
         if full_rank:
-            residuals = ((A @ X - B2) ** 2).sum(-2)
+            residuals = (A @ X - B2).abs().square().sum(-2)
     if vector:
         X = X.squeeze(-1)
     return LstsqResult(X, residuals, rank, S)
@@ -291,7 +301,7 @@ def multi_dot(tensors):
     return out
 
 
-@composite("linalg_factor", NUMERIC, name="linalg.vander")
+@composite("linalg_factor", NUMERIC + COMPLEX, name="linalg.vander")
 def vander(x, *, N=None):
     """The Vandermonde matrix of x [*, n]: column j is x ** j, j < N (increasing powers)."""
     if x.dim() < 1:
@@ -305,29 +315,29 @@ def vander(x, *, N=None):
     return _C.stack(cols, -1)
 
 
-@composite("linalg_factor", NUMERIC, name="linalg.vecdot")
+@composite("linalg_factor", NUMERIC + COMPLEX, name="linalg.vecdot")
 def vecdot(x, y, *, dim=-1):
-    """The dot products of x and y (broadcast) along dim."""
-    return (x * y).sum(dim)
+    """The dot products of x and y (broadcast) along dim, x conjugated when complex."""
+    return (x.conj() * y).sum(dim)
 
 
-@composite("linalg_factor", FLOAT32_64, method=True)
+@composite("linalg_factor", _LAPACK, method=True)
 def cholesky_solve(B, L, upper=False):
-    """X with A X = B, A = L L^T (upper: U^T U) given by its Cholesky factor."""
+    """X with A X = B, A = L L^H (upper: U^H U) given by its Cholesky factor."""
     if L.dim() < 2 or L.shape[-1] != L.shape[-2]:
         raise RuntimeError(
             f"[cholesky_solve] A must be batches of square matrices, got shape {list(L.shape)}"
         )
     if upper:
-        Y = _la.solve_triangular(L.mT, B, upper=False)
+        Y = _la.solve_triangular(L.mH, B, upper=False)
         return _la.solve_triangular(L, Y, upper=True)
     Y = _la.solve_triangular(L, B, upper=False)
-    return _la.solve_triangular(L.mT, Y, upper=True)
+    return _la.solve_triangular(L.mH, Y, upper=True)
 
 
-@composite("linalg_factor", FLOAT32_64, method=True)
+@composite("linalg_factor", _LAPACK, method=True)
 def cholesky_inverse(L, upper=False):
-    """A^-1 for A = L L^T (upper: U^T U) given by its Cholesky factor."""
+    """A^-1 for A = L L^H (upper: U^H U) given by its Cholesky factor."""
     if L.dim() < 2 or L.shape[-1] != L.shape[-2]:
         raise RuntimeError(
             f"[cholesky_inverse] A must be batches of square matrices, got shape {list(L.shape)}"
@@ -335,16 +345,19 @@ def cholesky_inverse(L, upper=False):
     return cholesky_solve(_eye_like(L), L, upper)
 
 
-@composite("linalg_factor", FLOAT32_64, method=True)
+@composite("linalg_factor", _LAPACK, method=True)
 def logdet(input):
-    """log det(A): nan for a negative determinant, -inf for a singular A."""
+    """log det(A): nan for a negative determinant, -inf for a singular A; for complex A the
+    complex logarithm log|det| + i angle(det)."""
     sign, logabs = _la.slogdet(input)
+    if input.is_complex():
+        return logabs + 1j * sign.angle()
     return _C.where(sign < 0, _C.full_like(logabs, float("nan")), logabs)
 
 
-@composite("linalg_factor", FLOAT32_64, method=True)
+@composite("linalg_factor", _LAPACK, method=True)
 def ormqr(input, tau, other, left=True, transpose=False):
-    """Q @ other (left) or other @ Q, Q^T with transpose, Q the m x m product of geqrf's
+    """Q @ other (left) or other @ Q, Q^H with transpose, Q the m x m product of geqrf's
     reflectors held in input [*, m, n] with scales tau."""
     m = input.shape[-2]
     k = tau.shape[-1]
@@ -358,11 +371,11 @@ def ormqr(input, tau, other, left=True, transpose=False):
     import ember
 
     Q = ember.linalg.householder_product(full, tau[..., :k])
-    Q = Q.mT if transpose else Q
+    Q = Q.mH if transpose else Q
     return Q @ other if left else other @ Q
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.tensorinv")
+@composite("linalg_factor", _LAPACK, name="linalg.tensorinv")
 def tensorinv(A, ind=2):
     """The tensor B with tensordot(A, B, ind) the identity: A's first ind dims against the rest,
     inverted as one square matrix."""
@@ -380,7 +393,7 @@ def tensorinv(A, ind=2):
     return _la.inv(A.reshape(p, q)).reshape(*cols, *rows)
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.tensorsolve")
+@composite("linalg_factor", _LAPACK, name="linalg.tensorsolve")
 def tensorsolve(A, B, dims=None):
     """X with tensordot(A, X, X.dim()) == B."""
     if dims is not None:
@@ -402,12 +415,12 @@ def tensorsolve(A, B, dims=None):
 PolarResult = namedtuple("linalg_polar", "U H")
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.polar")
+@composite("linalg_factor", _LAPACK, name="linalg.polar")
 def polar(A):
     """A = U H for A [*, m, n], m >= n: U with orthonormal columns (the closest such matrix to
-    A) and H symmetric positive-semidefinite, from the thin SVD A = W S V^T: U = W V^T and
-    H = V S V^T (as PyTorch's CPU path). The gradient is the SVD's, so it needs distinct
-    singular values."""
+    A) and H symmetric (Hermitian) positive-semidefinite, from the thin SVD A = W S V^H:
+    U = W V^H and H = V S V^H (as PyTorch's CPU path). The gradient is the SVD's, so it needs
+    distinct singular values."""
     if A.dim() < 2:
         raise RuntimeError(
             f"[linalg.polar] A must have at least 2 dimensions, but it has {A.dim()} dimensions"
@@ -419,14 +432,14 @@ def polar(A):
             f"{n} matrices"
         )
     W, S, Vh = _la.svd(A, full_matrices=False)
-    return PolarResult(W @ Vh, Vh.mT @ (S.unsqueeze(-1) * Vh))
+    return PolarResult(W @ Vh, Vh.mH @ (S.unsqueeze(-1) * Vh))
 
 
-@composite("linalg_factor", FLOAT32_64, name="linalg.matrix_sqrth")
+@composite("linalg_factor", _LAPACK, name="linalg.matrix_sqrth")
 def matrix_sqrth(A):
-    """The symmetric positive-definite X with X X = A, for symmetric positive-definite A (its
-    lower triangle read, as eigh does): V diag(sqrt(w)) V^T, negative eigenvalues taken as 0
+    """The symmetric (Hermitian) positive-definite X with X X = A, for such an A (its lower
+    triangle read, as eigh does): V diag(sqrt(w)) V^H, negative eigenvalues taken as 0
     (as PyTorch)."""
     _check_square(A, "linalg.matrix_sqrth")
     w, V = _la.eigh(A)
-    return V @ (w.clamp(min=0).sqrt().unsqueeze(-1) * V.mT)
+    return V @ (w.clamp(min=0).sqrt().unsqueeze(-1) * V.mH)

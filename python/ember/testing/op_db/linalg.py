@@ -467,7 +467,7 @@ COMPOSITES = [
         "cross",
         ember.cross,
         lambda a, b, dim=-1: np.cross(a, b, axis=dim),
-        NUMERIC,
+        NUMERIC + COMPLEX,
         array_cases(
             (((3,), (3,)), (0,), {}),
             (((4, 3), (4, 3)), (), {"dim": 1}),

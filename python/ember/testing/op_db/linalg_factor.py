@@ -3,10 +3,11 @@ the composites of ember/_composites/linalg_factor.py), against NumPy's LAPACK in
 NumPy references written here (LU with partial pivoting, Householder products, the matrix
 exponential by its series).
 
-Factors that are unique only up to signs (QR, eigenvectors, singular vectors) are compared after
-fixing the signs, by wrappers that do so with differentiable ops; Cholesky's input is made
-symmetric positive-definite by its wrapper (X X^T + n I), so that finite differences stay in the
-domain, as PyTorch's OpInfos do."""
+Factors that are unique only up to signs (QR, eigenvectors, singular vectors; phases for complex
+ones) are compared after fixing them, by wrappers that do so with differentiable ops; Cholesky's
+input is made Hermitian positive-definite by its wrapper (X X^H + n I), so that finite
+differences stay in the domain, as PyTorch's OpInfos do. Complex samples are the real ones'
+complex partners (spec.complex_partner), and the references run on them in complex128."""
 
 from __future__ import annotations
 
@@ -24,9 +25,12 @@ from ember.testing.op_db.spec import (
     make_array,
 )
 
-# float32 factorisations of the well-conditioned samples below agree with float64 to about
-# cond(A) * eps32.
-TOL32 = {ember.float32: (2e-4, 2e-5)}
+# LAPACK's types: float32, float64 and their complex forms.
+LAPACK = FLOAT32_64 + COMPLEX
+
+# float32 (and complex64) factorisations of the well-conditioned samples below agree with float64
+# to about cond(A) * eps32.
+TOL32 = {ember.float32: (2e-4, 2e-5), ember.complex64: (2e-4, 2e-5)}
 
 
 # ---- sample matrices ----
@@ -46,18 +50,34 @@ def _plain(shape, rng):
     return rng.uniform(-1.0, 1.0, size=shape)
 
 
+def _mH(a):
+    """NumPy's conjugate transpose of a batch of matrices."""
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
 def _spd_from(x):
     n = x.shape[-1]
-    return x @ np.swapaxes(x, -1, -2) + n * np.eye(n)
+    return x @ _mH(x) + n * np.eye(n)
 
 
 def _spd_input(x):
     n = x.shape[-1]
-    return x @ x.mT + n * ember.eye(n, dtype=x.dtype)
+    return x @ x.mH + n * ember.eye(n, dtype=x.dtype)
+
+
+def _herm(x):
+    """The Hermitian (real: symmetric) matrix of x's lower triangle, in x's dtype (so integer
+    input still fails). Its diagonal keeps any imaginary part, which the Hermitian routines
+    ignore, as NumPy's do."""
+    return x.tril() + x.tril(-1).mH
+
+
+def _np_herm(a):
+    return np.tril(a) + _mH(np.tril(a, -1))
 
 
 def _sym(x):
-    """The symmetric matrix of x's lower triangle (in x's dtype, so integer input still fails)."""
+    """The symmetric matrix of x's lower triangle (complex symmetric for complex x)."""
     return x.tril() + x.tril(-1).mT
 
 
@@ -65,12 +85,23 @@ def _np_sym(a):
     return np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
 
 
+def _unit(x):
+    """x / |x| elementwise (1 where x is 0): a sign, or a complex phase."""
+    return ember.where(x == 0, ember.ones_like(x), x.sgn())
+
+
+def _np_unit(a):
+    mag = np.abs(a)
+    return np.where(mag == 0, 1.0, a / np.where(mag == 0, 1.0, mag))
+
+
 # ---- NumPy references ----
 
 
 def np_lu_factor(a):
-    """LU with partial pivoting as LAPACK's getrf: (LU packed, 1-based int32 pivots, info)."""
-    a = np.array(a, dtype=np.float64)
+    """LU with partial pivoting as LAPACK's getrf: (LU packed, 1-based int32 pivots, info). The
+    pivot is the largest |re| + |im| in its column (LAPACK's i?amax), |x| for real x."""
+    a = np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     k = min(m, n)
     lu = a.reshape((int(np.prod(batch)), m, n)).copy()
@@ -79,7 +110,7 @@ def np_lu_factor(a):
     for b in range(lu.shape[0]):
         M = lu[b]
         for j in range(k):
-            p = j + int(np.argmax(np.abs(M[j:, j])))
+            p = j + int(np.argmax(np.abs(M[j:, j].real) + np.abs(M[j:, j].imag)))
             piv[b, j] = p + 1
             if p != j:
                 M[[j, p]] = M[[p, j]]
@@ -112,7 +143,7 @@ def np_lu_unpack(lu, piv):
 def np_lu_solve(lu, piv, B, left=True, adjoint=False):
     P, L, U = np_lu_unpack(lu, piv)
     A = P @ L @ U
-    A = np.swapaxes(A, -1, -2) if adjoint else A
+    A = _mH(A) if adjoint else A
     if left:
         return np.linalg.solve(A, B)
     return np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
@@ -134,14 +165,14 @@ def np_householder(A, tau):
     batch, (m, n) = A.shape[:-2], A.shape[-2:]
     k = tau.shape[-1]
     As, ts = A.reshape((int(np.prod(batch)), m, n)), tau.reshape((int(np.prod(batch)), k))
-    out = np.zeros((As.shape[0], m, n))
+    out = np.zeros((As.shape[0], m, n), dtype=np.result_type(A, tau))
     for b in range(As.shape[0]):
-        Q = np.eye(m)
+        Q = np.eye(m, dtype=out.dtype)
         for i in range(k):
-            v = np.zeros(m)
+            v = np.zeros(m, dtype=out.dtype)
             v[i] = 1.0
             v[i + 1 :] = As[b, i + 1 :, i]
-            Q = Q @ (np.eye(m) - ts[b, i] * np.outer(v, v))
+            Q = Q @ (np.eye(m) - ts[b, i] * np.outer(v, v.conj()))
         out[b] = Q[:, :n]
     return out.reshape(*batch, m, n)
 
@@ -150,7 +181,7 @@ def np_geqrf(A):
     batch, (m, n) = A.shape[:-2], A.shape[-2:]
     As = A.reshape((int(np.prod(batch)), m, n))
     hs = np.zeros_like(As)
-    taus = np.zeros((As.shape[0], min(m, n)))
+    taus = np.zeros((As.shape[0], min(m, n)), dtype=As.dtype)
     for b in range(As.shape[0]):
         h, tau = np.linalg.qr(As[b], mode="raw")
         hs[b], taus[b] = h.T, tau
@@ -159,7 +190,7 @@ def np_geqrf(A):
 
 def np_expm(A):
     """exp(A) by scaling, a 30-term Taylor series in float64, and squaring."""
-    A = np.asarray(A, dtype=np.float64)
+    A = np.asarray(A, dtype=np.complex128 if np.iscomplexobj(A) else np.float64)
     norm = np.abs(A).sum(-2).max() if A.size else 0.0
     s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0.5 else 0
     X = A / 2.0**s
@@ -179,8 +210,7 @@ def np_expm(A):
 def _qr_fixed(A, mode="reduced"):
     Q, R = ember.linalg.qr(A, mode=mode)
     k = min(A.shape[-2], A.shape[-1])
-    d = R.diagonal(dim1=-2, dim2=-1)[..., :k].sign()
-    d = ember.where(d == 0, ember.ones_like(d), d)
+    d = _unit(R.diagonal(dim1=-2, dim2=-1)[..., :k])
     if R.shape[-2] > k:
         d_r = ember.cat([d, ember.ones_like(R[..., k:, 0])], -1)
     else:
@@ -189,7 +219,7 @@ def _qr_fixed(A, mode="reduced"):
         d_q = ember.cat([d, ember.ones_like(Q[..., 0, k:])], -1)
     else:
         d_q = d
-    return Q * d_q.unsqueeze(-2), R * d_r.unsqueeze(-1)
+    return Q * d_q.unsqueeze(-2), R * d_r.conj().unsqueeze(-1)
 
 
 def _np_qr_fixed(A, mode="reduced"):
@@ -200,39 +230,37 @@ def _np_qr_fixed(A, mode="reduced"):
     for a in As:
         Q, R = np.linalg.qr(a, mode=mode)
         k = min(m, n)
-        d = np.sign(np.diag(R)[:k])
-        d[d == 0] = 1
+        d = _np_unit(np.diag(R)[:k])
         d_q = np.concatenate([d, np.ones(Q.shape[1] - k)])
         d_r = np.concatenate([d, np.ones(R.shape[0] - k)])
         Qs.append(Q * d_q[None, :])
-        Rs.append(R * d_r[:, None])
+        Rs.append(R * d_r.conj()[:, None])
     Q, R = np.array(Qs), np.array(Rs)
     return Q.reshape(*batch, *Q.shape[1:]), R.reshape(*batch, *R.shape[1:])
 
 
 def _eigh_fixed(A, UPLO="L"):
-    w, V = ember.linalg.eigh(_sym(A), UPLO=UPLO)
-    s = V[..., :1, :].sign()
-    return w, V * s
+    w, V = ember.linalg.eigh(_herm(A), UPLO=UPLO)
+    return w, V * _unit(V[..., :1, :]).conj()
 
 
 def _np_eigh_fixed(A, UPLO="L"):
-    w, V = np.linalg.eigh(_np_sym(A))
-    return w, V * np.sign(V[..., :1, :])
+    w, V = np.linalg.eigh(_np_herm(A))
+    return w, V * _np_unit(V[..., :1, :]).conj()
 
 
 def _svd_fixed(A, full_matrices=False):
     U, S, Vh = ember.linalg.svd(A, full_matrices=full_matrices)
     k = S.shape[-1]
-    s = U[..., :1, :k].sign()
-    return U[..., :, :k] * s, S, Vh[..., :k, :] * s.mT
+    s = _unit(U[..., :1, :k])
+    return U[..., :, :k] * s.conj(), S, Vh[..., :k, :] * s.mT
 
 
 def _np_svd_fixed(A, full_matrices=False):
     U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
     k = S.shape[-1]
-    s = np.sign(U[..., :1, :k])
-    return U[..., :, :k] * s, S, Vh[..., :k, :] * np.swapaxes(s, -1, -2)
+    s = _np_unit(U[..., :1, :k])
+    return U[..., :, :k] * s.conj(), S, Vh[..., :k, :] * np.swapaxes(s, -1, -2)
 
 
 # ---- sample makers ----
@@ -437,6 +465,8 @@ def _logdet_samples(dtype, rng):
 
 def np_logdet(a):
     sign, logabs = np.linalg.slogdet(a)
+    if np.iscomplexobj(a):
+        return np.log(sign) + logabs
     return np.where(sign < 0, np.nan, logabs)
 
 
@@ -449,7 +479,7 @@ def _cholesky(X, upper=False):
 
 def _np_cholesky(X, upper=False):
     L = np.linalg.cholesky(_spd_from(X))
-    return np.swapaxes(L, -1, -2) if upper else L
+    return _mH(L) if upper else L
 
 
 def _eig(A):
@@ -522,12 +552,12 @@ def _matrix_sqrth(X):
 
 def _np_matrix_sqrth(X):
     w, V = np.linalg.eigh(_spd_from(X))
-    return V @ (np.sqrt(w)[..., :, None] * np.swapaxes(V, -1, -2))
+    return V @ (np.sqrt(w)[..., :, None] * _mH(V))
 
 
 def _np_polar(A):
     W, S, Vh = np.linalg.svd(A, full_matrices=False)
-    return W @ Vh, np.swapaxes(Vh, -1, -2) @ (S[..., :, None] * Vh)
+    return W @ Vh, _mH(Vh) @ (S[..., :, None] * Vh)
 
 
 def _polar_errors():
@@ -600,7 +630,7 @@ def _cholesky_solve(B, X, upper=False):
 
 def _np_cholesky_solve(B, X, upper=False):
     L = np.triu(X) if upper else np.tril(X)
-    A = np.swapaxes(L, -1, -2) @ L if upper else L @ np.swapaxes(L, -1, -2)
+    A = _mH(L) @ L if upper else L @ _mH(L)
     return np.linalg.solve(A, B)
 
 
@@ -611,7 +641,7 @@ def _cholesky_inverse(X, upper=False):
 
 def _np_cholesky_inverse(X, upper=False):
     L = np.triu(X) if upper else np.tril(X)
-    A = np.swapaxes(L, -1, -2) @ L if upper else L @ np.swapaxes(L, -1, -2)
+    A = _mH(L) @ L if upper else L @ _mH(L)
     return np.linalg.inv(A)
 
 
@@ -665,7 +695,7 @@ def np_ormqr(A, tau, other, left=True, transpose=False):
     m = A.shape[-2]
     full = np.concatenate([A, np.zeros((m, max(0, m - A.shape[-1])))], -1)[:, :m]
     Q = np_householder(full, tau)
-    Q = Q.T if transpose else Q
+    Q = _mH(Q) if transpose else Q
     return Q @ other if left else other @ Q
 
 
@@ -679,11 +709,11 @@ def _eigh_samples(dtype, rng):
 
 
 def _eigvalsh(A, UPLO="L"):
-    return ember.linalg.eigvalsh(_sym(A), UPLO=UPLO)
+    return ember.linalg.eigvalsh(_herm(A), UPLO=UPLO)
 
 
 def _np_eigvalsh(A, UPLO="L"):
-    return np.linalg.eigvalsh(_np_sym(A))
+    return np.linalg.eigvalsh(_np_herm(A))
 
 
 def _svd_samples(dtype, rng):
@@ -750,13 +780,13 @@ def _pinv_samples(dtype, rng):
 
 
 def _pinv(A, hermitian=False):
-    # hermitian reads one triangle: the input is made symmetric, so finite differences are.
-    return ember.linalg.pinv(_sym(A) if hermitian else A, hermitian=hermitian)
+    # hermitian reads one triangle: the input is made Hermitian, so finite differences are.
+    return ember.linalg.pinv(_herm(A) if hermitian else A, hermitian=hermitian)
 
 
 def _np_pinv(A, hermitian=False):
     if hermitian:
-        A = _np_sym(A)
+        A = _np_herm(A)
     return np.linalg.pinv(A, hermitian=hermitian)
 
 
@@ -872,7 +902,7 @@ def _vecdot(x, y, dim=-1):
 
 
 def _np_vecdot(x, y, dim=-1):
-    return (x * y).sum(dim)
+    return (np.conj(x) * y).sum(dim)
 
 
 def _vecdot_samples(dtype, rng):
@@ -932,7 +962,7 @@ def records():
             "linalg.lu_factor_ex",
             la.lu_factor_ex,
             np_lu_factor,
-            FLOAT32_64,
+            LAPACK,
             _lu_factor_samples,
             gradgrad=True,
             tol=TOL32,
@@ -941,7 +971,7 @@ def records():
             "linalg.lu_factor",
             la.lu_factor,
             lambda a: np_lu_factor(a)[:2],
-            FLOAT32_64,
+            LAPACK,
             _lu_factor_samples,
             errors=_lu_errors,
             tol=TOL32,
@@ -950,7 +980,7 @@ def records():
             "linalg.lu",
             la.lu,
             lambda a: np_lu_unpack(*np_lu_factor(a)[:2]),
-            FLOAT32_64,
+            LAPACK,
             _lu_factor_samples,
             gradgrad=True,
             tol=TOL32,
@@ -967,7 +997,7 @@ def records():
             "lu_unpack",
             ember.lu_unpack,
             np_lu_unpack,
-            FLOAT32_64,
+            LAPACK,
             _lu_unpack_samples,
             gradgrad=True,
         ),
@@ -975,7 +1005,7 @@ def records():
             "linalg.lu_solve",
             la.lu_solve,
             np_lu_solve,
-            FLOAT32_64,
+            LAPACK,
             _lu_solve_samples,
             gradgrad=True,
             tol=TOL32,
@@ -985,7 +1015,7 @@ def records():
             "linalg.solve",
             la.solve,
             np_solve,
-            FLOAT32_64,
+            LAPACK,
             _solve_samples,
             gradgrad=True,
             tol=TOL32,
@@ -995,7 +1025,7 @@ def records():
             "linalg.solve_ex",
             la.solve_ex,
             np_solve_ex,
-            FLOAT32_64,
+            LAPACK,
             _solve_samples,
             tol=TOL32,
         ),
@@ -1003,7 +1033,7 @@ def records():
             "linalg.inv",
             la.inv,
             np.linalg.inv,
-            FLOAT32_64,
+            LAPACK,
             _mats(_well, *SQUARE),
             gradgrad=True,
             tol=TOL32,
@@ -1023,7 +1053,7 @@ def records():
             "linalg.inv_ex",
             la.inv_ex,
             lambda a: (np.linalg.inv(a), np.zeros(a.shape[:-2], dtype=np.int32)),
-            FLOAT32_64,
+            LAPACK,
             _mats(_well, *SQUARE),
             tol=TOL32,
         ),
@@ -1031,7 +1061,7 @@ def records():
             "linalg.det",
             la.det,
             np.linalg.det,
-            FLOAT32_64,
+            LAPACK,
             _det_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1041,7 +1071,7 @@ def records():
             "linalg.slogdet",
             la.slogdet,
             lambda a: tuple(np.linalg.slogdet(a)),
-            FLOAT32_64,
+            LAPACK,
             _slogdet_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1050,7 +1080,7 @@ def records():
             "linalg.cholesky",
             _cholesky,
             _np_cholesky,
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, *SQUARE, upper=((3, 3), {"upper": True})),
             gradgrad=True,
             tol=TOL32,
@@ -1060,7 +1090,7 @@ def records():
             "linalg.eig",
             _eig,
             _np_eig,
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, *SQUARE, (4, 4)),
             tol=TOL_EIG,
             errors=_errors_square(ember.linalg.eig, "linalg.eig"),
@@ -1069,7 +1099,7 @@ def records():
             "linalg.eigvals",
             ember.linalg.eigvals,
             np.linalg.eigvals,
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, *SQUARE, (4, 4)),
             tol=TOL_EIG,
             errors=_errors_square(ember.linalg.eigvals, "linalg.eigvals"),
@@ -1078,7 +1108,7 @@ def records():
             "linalg.ldl_factor",
             _ldl_inverse,
             lambda X: np.linalg.inv(_np_sym(X)),
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, (3, 3), (2, 4, 4), (1, 1), (0, 0)),
             grad=False,
             tol=TOL32,
@@ -1088,7 +1118,7 @@ def records():
             "linalg.ldl_factor_ex",
             _ldl_ex_inverse,
             _np_ldl_ex_inverse,
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, (3, 3), (2, 4, 4)),
             grad=False,
             tol=TOL32,
@@ -1097,7 +1127,7 @@ def records():
             "linalg.ldl_solve",
             _ldl_solve,
             lambda X, B: np.linalg.solve(_np_sym(X), B),
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, ((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)), ((3, 3), (2, 3, 2))),
             grad=False,
             tol=TOL32,
@@ -1106,7 +1136,7 @@ def records():
             "linalg.matrix_sqrth",
             _matrix_sqrth,
             _np_matrix_sqrth,
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, *SQUARE),
             tol=TOL32,
             errors=_errors_square(ember.linalg.matrix_sqrth, "linalg.matrix_sqrth"),
@@ -1115,7 +1145,7 @@ def records():
             "linalg.polar",
             ember.linalg.polar,
             _np_polar,
-            FLOAT32_64,
+            LAPACK,
             _mats(_well, (3, 3), (4, 2), (2, 4, 3), (1, 1), (3, 0)),
             tol=TOL32,
             errors=_polar_errors,
@@ -1124,7 +1154,7 @@ def records():
             "linalg.cholesky_ex",
             _cholesky_ex,
             _np_cholesky_ex,
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, (3, 3), (2, 2, 2)),
             tol=TOL32,
         ),
@@ -1132,7 +1162,7 @@ def records():
             "linalg.solve_triangular",
             la.solve_triangular,
             np_solve_triangular,
-            FLOAT32_64,
+            LAPACK,
             _solve_triangular_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1149,7 +1179,7 @@ def records():
             "linalg.qr",
             _qr_fixed,
             _np_qr_fixed,
-            FLOAT32_64,
+            LAPACK,
             _qr_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1159,7 +1189,7 @@ def records():
             "geqrf",
             ember.geqrf,
             np_geqrf,
-            FLOAT32_64,
+            LAPACK,
             _mats(_plain, (4, 3), (3, 5), (2, 3, 3)),
             grad=False,
             tol=TOL32,
@@ -1168,7 +1198,7 @@ def records():
             "linalg.householder_product",
             la.householder_product,
             np_householder,
-            FLOAT32_64,
+            LAPACK,
             _householder_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1185,7 +1215,7 @@ def records():
             "linalg.eigh",
             _eigh_fixed,
             _np_eigh_fixed,
-            FLOAT32_64,
+            LAPACK,
             _eigh_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1197,7 +1227,7 @@ def records():
             "linalg.eigvalsh",
             _eigvalsh,
             _np_eigvalsh,
-            FLOAT32_64,
+            LAPACK,
             _eigh_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1206,7 +1236,7 @@ def records():
             "linalg.svd",
             _svd_fixed,
             _np_svd_fixed,
-            FLOAT32_64,
+            LAPACK,
             _svd_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1215,7 +1245,7 @@ def records():
             "linalg.svdvals",
             la.svdvals,
             lambda a: np.linalg.svd(a, compute_uv=False),
-            FLOAT32_64,
+            LAPACK,
             _svdvals_samples,
             gradgrad=True,
             tol=TOL32,
@@ -1224,7 +1254,7 @@ def records():
             "linalg.matrix_power",
             _matrix_power,
             _np_matrix_power,
-            NUMERIC,
+            NUMERIC + COMPLEX,
             _matrix_power_samples,
             gradgrad=True,
             tol={
@@ -1251,17 +1281,15 @@ def records():
             "linalg.matrix_exp",
             la.matrix_exp,
             _np_matrix_exp,
-            FLOAT32_64,
+            LAPACK,
             _matrix_exp_samples,
             gradgrad=True,
             tol=TOL32,
         ),
-        OpSpec("linalg.pinv", _pinv, _np_pinv, FLOAT32_64, _pinv_samples, tol=TOL32),
-        OpSpec(
-            "linalg.matrix_rank", la.matrix_rank, _np_rank, FLOAT32_64, _rank_samples, grad=False
-        ),
-        OpSpec("linalg.cond", la.cond, _np_cond, FLOAT32_64, _cond_samples, tol=TOL32),
-        OpSpec("linalg.lstsq", _lstsq, _np_lstsq, FLOAT32_64, _lstsq_samples, tol=TOL32),
+        OpSpec("linalg.pinv", _pinv, _np_pinv, LAPACK, _pinv_samples, tol=TOL32),
+        OpSpec("linalg.matrix_rank", la.matrix_rank, _np_rank, LAPACK, _rank_samples, grad=False),
+        OpSpec("linalg.cond", la.cond, _np_cond, LAPACK, _cond_samples, tol=TOL32),
+        OpSpec("linalg.lstsq", _lstsq, _np_lstsq, LAPACK, _lstsq_samples, tol=TOL32),
         OpSpec(
             "linalg.multi_dot",
             _multi_dot,
@@ -1274,7 +1302,7 @@ def records():
             "linalg.vander",
             _vander,
             _np_vander,
-            NUMERIC,
+            NUMERIC + COMPLEX,
             _vander_samples,
             tol={ember.bfloat16: (6e-2, 6e-2)},
         ),
@@ -1282,7 +1310,7 @@ def records():
             "linalg.vecdot",
             _vecdot,
             _np_vecdot,
-            NUMERIC,
+            NUMERIC + COMPLEX,
             _vecdot_samples,
             tol={ember.bfloat16: (6e-2, 6e-2)},
         ),
@@ -1290,7 +1318,7 @@ def records():
             "cholesky_solve",
             _cholesky_solve,
             _np_cholesky_solve,
-            FLOAT32_64,
+            LAPACK,
             lambda dtype, rng: [
                 Sample((_plain((3, 2), rng), _well((3, 3), rng)), desc="lower"),
                 Sample(
@@ -1306,23 +1334,23 @@ def records():
             "cholesky_inverse",
             _cholesky_inverse,
             _np_cholesky_inverse,
-            FLOAT32_64,
+            LAPACK,
             _mats(_well, (3, 3), upper=((3, 3), {"upper": True})),
             gradgrad=True,
             tol=TOL32,
         ),
         OpSpec(
-            "logdet", ember.logdet, np_logdet, FLOAT32_64, _logdet_samples, gradgrad=True, tol=TOL32
+            "logdet", ember.logdet, np_logdet, LAPACK, _logdet_samples, gradgrad=True, tol=TOL32
         ),
-        OpSpec("ormqr", _ormqr, np_ormqr, FLOAT32_64, _ormqr_samples, tol=TOL32),
+        OpSpec("ormqr", _ormqr, np_ormqr, LAPACK, _ormqr_samples, tol=TOL32),
         OpSpec(
-            "linalg.tensorinv", _tensorinv, _np_tensorinv, FLOAT32_64, _tensorinv_samples, tol=TOL32
+            "linalg.tensorinv", _tensorinv, _np_tensorinv, LAPACK, _tensorinv_samples, tol=TOL32
         ),
         OpSpec(
             "linalg.tensorsolve",
             _tensorsolve,
             _np_tensorsolve,
-            FLOAT32_64,
+            LAPACK,
             _tensorsolve_samples,
             tol=TOL32,
         ),

@@ -284,7 +284,7 @@ RECORDS = [
         "prod",
         lambda x, **kw: ember.prod(x, **kw),
         np_prod,
-        ALL,
+        ALL + COMPLEX,
         _prod_samples,
         gradgrad=True,
         errors=dim_error(lambda x, d: x.prod(d), "prod"),

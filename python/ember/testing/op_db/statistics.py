@@ -231,7 +231,7 @@ RECORDS = [
         "linalg.vector_norm",
         lambda x, **kw: ember.linalg.vector_norm(x, **kw),
         np_vector_norm,
-        FLOATING,
+        FLOATING + COMPLEX,
         _norm_samples,
         gradgrad=True,
         errors=_float_only_error(ember.linalg.vector_norm, "vector_norm"),
@@ -240,7 +240,7 @@ RECORDS = [
         "linalg.matrix_norm",
         lambda x, **kw: ember.linalg.matrix_norm(x, **kw),
         np_matrix_norm,
-        FLOATING,
+        FLOATING + COMPLEX,
         _matrix_norm_samples,
         gradgrad=True,
         errors=lambda: [
@@ -264,7 +264,7 @@ RECORDS = [
         lambda a, p="fro", dim=None, keepdim=False: np_vector_norm(
             a, 2 if p == "fro" else p, dim, keepdim
         ),
-        FLOATING,
+        FLOATING + COMPLEX,
         lambda dt, rng: [
             Sample(
                 s.args, {("p" if k == "ord" else k): v for k, v in s.kwargs.items()}, s.desc, s.grad

@@ -29,10 +29,11 @@ add_library(ember_openblas INTERFACE)
 target_include_directories(ember_openblas INTERFACE ${OPENBLAS_INCLUDE_DIR})
 target_link_libraries(ember_openblas INTERFACE ${OPENBLAS_LIBRARY})
 
-# oneMKL (PyPI's `mkl`): the Fourier transforms, loaded at run time with dlopen and never linked
-# (backend/cpu/fft.cpp, docs/design/fft.md). When the project's Python environment has it (.venv,
-# made by scripts/setup.sh) its lib directory goes on the build tree's RUNPATH, so the tests of
-# this build find it; installed packages look beside themselves instead (python/CMakeLists.txt).
+# oneMKL (PyPI's `mkl`): the Fourier transforms and small eigh, loaded at run time with dlopen
+# and never linked (backend/cpu/mkl.h, docs/design/fft.md). When the project's Python environment
+# has it (.venv, made by scripts/setup.sh) its lib directory goes on the build tree's RUNPATH, so
+# the tests of this build find it; installed packages look beside themselves instead
+# (python/CMakeLists.txt).
 find_path(EMBER_MKL_LIBDIR NAMES libmkl_rt.so.3 libmkl_rt.so.2
   PATHS "${PROJECT_SOURCE_DIR}/.venv/lib" "$ENV{VIRTUAL_ENV}/lib" NO_DEFAULT_PATH)
 

@@ -179,3 +179,32 @@ def test_phase_dependent_losses_of_complex_vectors_raise():
     _, V = ember.linalg.eigh(A)
     V.abs().sum().backward()
     assert A.grad is not None and np.isfinite(A.grad.numpy()).all()
+
+
+def test_eigh_without_onemkl_falls_back_to_openblas():
+    """Small eigh runs oneMKL's syevd when its runtime loads, OpenBLAS's otherwise; both agree
+    with NumPy. In a child process with EMBER_MKL_RT pointing nowhere, eigh still works and the
+    FFT (which needs oneMKL) raises how to install it."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, ember\n"
+        "a = np.random.default_rng(0).standard_normal((2, 40, 40)); a = a + a.transpose(0, 2, 1)\n"
+        "w = ember.linalg.eigvalsh(ember.tensor(a)).numpy()\n"
+        "assert np.allclose(w, np.linalg.eigvalsh(a), atol=1e-10)\n"
+        "try:\n"
+        "    ember.fft.fft(ember.ones(4))\n"
+        "except RuntimeError as e:\n"
+        "    assert 'pip install mkl' in str(e), e\n"
+        "else:\n"
+        "    raise AssertionError('fft ran without oneMKL')\n"
+    )
+    env = dict(os.environ, EMBER_MKL_RT="/nonexistent/libmkl_rt.so.3")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    a = np.random.default_rng(0).standard_normal((2, 40, 40))
+    a = a + a.transpose(0, 2, 1)
+    w = ember.linalg.eigvalsh(ember.tensor(a)).numpy()
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a), atol=1e-10)

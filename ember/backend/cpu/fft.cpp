@@ -1,20 +1,10 @@
 // CPU kernels of the Fourier transforms (kernels_fft.h): oneMKL's DFTI, as in PyTorch's CPU
 // builds. docs/design/fft.md says why this library and how it is loaded.
 //
-// oneMKL is loaded at the first transform with dlopen, not linked: ember builds and runs without
-// it (the transforms then raise how to install it), and RTLD_LOCAL keeps its BLAS and LAPACK
-// symbols (sgemm_, dgetrf_, ...) from interposing on OpenBLAS's, which the rest of ember calls.
-// The library is looked for at $EMBER_MKL_RT, then by the dynamic loader's search, then in the
-// directories of libember's RUNPATH: the lib directory of a Python environment, where pip's `mkl`
-// puts libmkl_rt.
-//
-// MKL runs its threads on the GNU OpenMP runtime ember already uses (its "GNU threading layer"),
-// so one pool serves both; each plan is limited to ember's thread count. The declarations below
-// are the stable C ABI of mkl_dfti.h and mkl_service.h (values unchanged since MKL 10), written
-// here so that building ember needs no MKL headers.
-#include <dlfcn.h>
-#include <omp.h>
-
+// oneMKL is loaded at the first transform (backend/cpu/mkl.h): without it the transforms raise
+// how to install it. Each plan is limited to ember's thread count. The declarations below are the
+// stable C ABI of mkl_dfti.h (values unchanged since MKL 10), written here so that building ember
+// needs no MKL headers.
 #include <complex>
 #include <cstdlib>
 #include <list>
@@ -25,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ember/backend/cpu/mkl.h"
 #include "ember/backend/cpu/register.h"
 #include "ember/backend/kernels_fft.h"
 #include "ember/core/parallel.h"
@@ -51,9 +42,6 @@ enum : int {
   kDftiComplexComplex = 39,
   kDftiNotInplace = 44,
 };
-constexpr int kMklThreadingSequential = 1;
-constexpr int kMklThreadingGnu = 3;
-
 using Handle = void*;
 using MklLong = long;  // MKL_LONG on LP64 Linux
 
@@ -71,77 +59,23 @@ struct Mkl {
 };
 
 template <class F>
-void find(void* lib, const char* name, F& fn, std::string& error) {
-  fn = reinterpret_cast<F>(dlsym(lib, name));
+void find(const char* name, F& fn, std::string& error) {
+  fn = reinterpret_cast<F>(mkl_symbol(name));
   if (!fn && error.empty()) error = std::string("libmkl_rt has no ") + name;
-}
-
-constexpr const char* kMklNames[] = {"libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so"};
-
-// libmkl_rt by the dynamic loader's search, then in each directory libember itself searches
-// (its RUNPATH with $ORIGIN expanded, read with dlinfo). The second is needed where dlopen is
-// intercepted (AddressSanitizer's runtime calls it, so the loader sees that library's RUNPATH,
-// not libember's).
-void* open_by_name() {
-  for (const char* name : kMklNames) {
-    if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
-  }
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&open_by_name), &self) == 0 || !self.dli_fname) return nullptr;
-  void* ember = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-  if (!ember) return nullptr;
-  void* lib = nullptr;
-  Dl_serinfo size{};
-  if (dlinfo(ember, RTLD_DI_SERINFOSIZE, &size) == 0) {
-    std::vector<char> buf(size.dls_size);
-    auto* info = reinterpret_cast<Dl_serinfo*>(buf.data());
-    *info = size;
-    if (dlinfo(ember, RTLD_DI_SERINFO, info) == 0) {
-      for (unsigned i = 0; i < info->dls_cnt && !lib; ++i) {
-        for (const char* name : kMklNames) {
-          const std::string path = std::string(info->dls_serpath[i].dls_name) + "/" + name;
-          if ((lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
-        }
-      }
-    }
-  }
-  dlclose(ember);  // drops the reference RTLD_NOLOAD took
-  return lib;
 }
 
 Mkl load_mkl() {
   Mkl m{};
-  // MKL's GNU threading layer needs libgomp's symbols in the global scope, but Python loads
-  // ember's module (and so libgomp) with RTLD_LOCAL: promote the copy already loaded.
-  Dl_info omp{};
-  const bool omp_global = dladdr(reinterpret_cast<void*>(&omp_get_max_threads), &omp) != 0 &&
-                          omp.dli_fname != nullptr &&
-                          dlopen(omp.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) != nullptr;
-  void* lib = nullptr;
-  std::string tried;
-  if (const char* path = std::getenv("EMBER_MKL_RT"); path && *path) {
-    lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) tried = std::string(" (EMBER_MKL_RT: ") + dlerror() + ")";
-  } else {
-    lib = open_by_name();
-  }
-  if (!lib) {
-    m.error = "oneMKL's runtime (libmkl_rt.so) was not found" + tried +
-              ": `pip install mkl` into ember's Python environment, or set EMBER_MKL_RT to the "
-              "path of libmkl_rt.so.3";
-    return m;
-  }
-  int (*set_layer)(int) = nullptr;
-  find(lib, "MKL_Set_Threading_Layer", set_layer, m.error);
-  find(lib, "DftiCreateDescriptor_s_md", m.create_s_md, m.error);
-  find(lib, "DftiCreateDescriptor_d_md", m.create_d_md, m.error);
-  find(lib, "DftiSetValue", m.set_value, m.error);
-  find(lib, "DftiCommitDescriptor", m.commit, m.error);
-  find(lib, "DftiComputeForward", m.forward, m.error);
-  find(lib, "DftiComputeBackward", m.backward, m.error);
-  find(lib, "DftiFreeDescriptor", m.free_descriptor, m.error);
-  find(lib, "DftiErrorMessage", m.error_message, m.error);
-  if (m.error.empty()) set_layer(omp_global ? kMklThreadingGnu : kMklThreadingSequential);
+  m.error = mkl_runtime().error;
+  if (!m.error.empty()) return m;
+  find("DftiCreateDescriptor_s_md", m.create_s_md, m.error);
+  find("DftiCreateDescriptor_d_md", m.create_d_md, m.error);
+  find("DftiSetValue", m.set_value, m.error);
+  find("DftiCommitDescriptor", m.commit, m.error);
+  find("DftiComputeForward", m.forward, m.error);
+  find("DftiComputeBackward", m.backward, m.error);
+  find("DftiFreeDescriptor", m.free_descriptor, m.error);
+  find("DftiErrorMessage", m.error_message, m.error);
   return m;
 }
 

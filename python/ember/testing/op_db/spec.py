@@ -69,6 +69,7 @@ class Sample:
     kwargs: dict = dataclasses.field(default_factory=dict)
     desc: str = ""
     grad: bool = True  # usable for gradcheck (smooth there)
+    gradgrad: bool = True  # and for gradgradcheck, when its spec checks second derivatives
 
 
 @dataclasses.dataclass

@@ -38,6 +38,22 @@ class Storage final : public RefCounted {
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
+  // Note [Shared memory]
+  // share_memory_() moves a CPU storage's bytes into an anonymous shared memory file (memfd:
+  // it has no name, so nothing is left in /dev/shm when processes die) mapped MAP_SHARED, in
+  // place: data() changes, and every tensor on this storage (views taken before included) sees
+  // the new memory, since tensors reach their data through their storage. The file's descriptor
+  // stays open while the storage lives, so that other processes can be given it (Python's
+  // multiprocessing sends it over a Unix socket) and map the same pages: a write in one process
+  // is seen by all. Idempotent; raises for storages not on the CPU.
+  void share_memory_();
+  bool is_shared() const { return shared_fd_ >= 0; }
+  // The shared memory file's descriptor (owned by this storage), or -1.
+  int shared_fd() const { return shared_fd_; }
+  // A storage on the shared memory file `fd` of `nbytes`, which another process shared; it takes
+  // ownership of `fd` (closed when the storage dies).
+  static Ref<Storage> from_shared_fd(int fd, size_t nbytes);
+
  private:
   void* data_;
   size_t nbytes_;
@@ -45,6 +61,7 @@ class Storage final : public RefCounted {
   Allocator* allocator_;  // null for external memory
   ExternalDeleter deleter_;
   std::atomic<uint32_t> version_{0};
+  int shared_fd_ = -1;
 };
 
 }  // namespace ember

@@ -128,6 +128,8 @@ del _name
 
 polygamma = special.polygamma  # noqa: F811  (the kernel's binding takes (input, n))
 
+# torch imports torch.multiprocessing, whose reductions make tensors travel by shared memory.
+from ember import multiprocessing  # noqa: E402, F401
 
 # Submodules imported on first use (`ember.distributions` or `import ember.distributions`), so
 # that `import ember` does not pay for what a program may never touch.

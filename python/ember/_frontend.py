@@ -263,7 +263,6 @@ def install_tensor_methods() -> None:
     T.unfold = _unfold
     T.volatile = property(_volatile)
     T.is_pinned = lambda self, device=None: False
-    T.is_shared = lambda self: False
     T.is_distributed = lambda self: False
     T.pin_memory = _pin_memory
     T.new = _new

@@ -63,6 +63,13 @@ def resize_(self, *sizes, memory_format=None):
     if flat.is_contiguous() and n <= flat.numel():
         self.data = flat.as_strided(sizes, _contiguous_strides(sizes), flat.storage_offset())
         return self
+    if self.is_shared():
+        # Other processes map this memory: new memory would silently stop sharing (PyTorch's
+        # shared storages are not resizable either).
+        raise RuntimeError(
+            "[resize_] Trying to resize storage that is not resizable: the tensor is in shared "
+            f"memory (from {list(self.shape)} to {list(sizes)})"
+        )
     fresh = _C.empty(sizes, dtype=self.dtype, device=self.device)
     keep = min(n, flat.numel())
     if keep:

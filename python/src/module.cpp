@@ -54,6 +54,7 @@ NB_MODULE(_C, m) {
   py::init_linalg_factor(m);
   py::init_autograd(m);
   py::init_interop(m);
+  py::init_multiprocessing(m);
   py::init_utils(m);
   py::init_nn_conv(m);
   py::init_nn_pool(m);

@@ -1,6 +1,8 @@
 // Storage, TensorImpl and view invariants; repr; error kinds and messages.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <limits>
 #include <vector>
 
@@ -53,6 +55,23 @@ TEST(Storage, ExternalMemoryIsReleasedOnceByTheLastTensor) {
     EXPECT_EQ(blob.data[5], 50.0f);  // no copy was made
   }
   EXPECT_EQ(blob.released, 1);
+}
+
+TEST(Storage, ShareMemoryMovesInPlaceAndAnotherMappingSeesWrites) {
+  Tensor t = ember::arange(6.0, ember::TensorOptions(ember::kFloat32)).reshape({2, 3});
+  Tensor col = t.select(1, 1);  // a view taken before the move
+  EXPECT_FALSE(t.storage()->is_shared());
+  t.storage()->share_memory_();
+  ASSERT_TRUE(col.storage()->is_shared());
+  EXPECT_EQ(t.to_vector<float>(), (V{0, 1, 2, 3, 4, 5}));
+  col.mul_(10);
+  EXPECT_EQ(t.to_vector<float>(), (V{0, 10, 2, 3, 40, 5}));
+  // A second mapping of the same file (what another process gets) sees and makes changes.
+  auto other = ember::Storage::from_shared_fd(dup(t.storage()->shared_fd()), 24);
+  float* q = static_cast<float*>(other->data());
+  EXPECT_EQ(q[4], 40.0f);
+  q[0] = -1.0f;
+  EXPECT_EQ(t.to_vector<float>()[0], -1.0f);
 }
 
 TEST(Tensor, ViewSharesStorageAndSeesWrites) {

@@ -607,8 +607,7 @@ class Module:
         to(tensor), and memory_format= (applied to 4-D and 5-D tensors). Only floating-point
         tensors change dtype, as in PyTorch."""
         device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
-        # ember has no complex dtypes: PyTorch's "floating point or complex" is floating point.
-        if dtype is not None and not dtype.is_floating_point:
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
                 f"dtype={dtype}"
@@ -616,7 +615,7 @@ class Module:
 
         def convert(t: Tensor) -> Tensor:
             kwargs: dict[str, Any] = {"device": device, "non_blocking": non_blocking}
-            if dtype is not None and t.is_floating_point():
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 kwargs["dtype"] = dtype
             if memory_format is not None and t.dim() in (4, 5):
                 kwargs["memory_format"] = memory_format
@@ -652,6 +651,11 @@ class Module:
 
     def cpu(self) -> "Module":
         return self._apply(lambda t: t.to("cpu"))
+
+    def share_memory(self) -> "Module":
+        """Moves every parameter and buffer into shared memory, in place (Tensor.share_memory_),
+        so that processes given this module (ember.multiprocessing) update the same values."""
+        return self._apply(lambda t: t.share_memory_())
 
     def cuda(self, device: Any = None) -> "Module":
         target = "cuda" if device is None else device

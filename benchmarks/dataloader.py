@@ -17,7 +17,7 @@ visits it, so each worker gradually copies the parts of the dataset it reads.
 
     benchmarks/run.sh dataloader                      # ember and PyTorch, 0 and 4 workers
     python benchmarks/dataloader.py --size-mb 256 --configs ember:0,ember:4
-    python benchmarks/dataloader.py --transport       # /dev/shm against pickling, by batch size
+    python benchmarks/dataloader.py --transport       # shared memory against pickling, by size
 """
 
 import argparse
@@ -181,12 +181,13 @@ def run_one(lib_name, num_workers, size_mb, batch_size, features, budget_mb=None
     }
 
 
-# --- transport: /dev/shm against inline pickling ------------------------------------------------
+# --- transport: shared memory against inline pickling -------------------------------------------
 
 
 def transport(rounds=3):
     """ms per batch of an ember DataLoader (2 workers) whose batches are one float32 tensor, with
-    the batch sent through /dev/shm or pickled inline, for batch sizes around the threshold."""
+    the batch sent by shared memory (a memfd's descriptor) or pickled inline, for batch sizes around
+    the threshold."""
     import ember
     from ember.utils.data import DataLoader, Dataset, _worker
 
@@ -201,22 +202,22 @@ def transport(rounds=3):
             return ember.full((self.width,), float(i))
 
     def epoch(width, batches, threshold):
-        _worker._SHM_MIN_BYTES = threshold
+        _worker._SHARE_MIN_BYTES = threshold
         loader = DataLoader(Rows(64 * batches, width), batch_size=64, num_workers=2)
         start = time.perf_counter()
         for _ in loader:
             pass
         return (time.perf_counter() - start) / batches * 1000
 
-    default = _worker._SHM_MIN_BYTES
+    default = _worker._SHARE_MIN_BYTES
     print(f"ms per batch (64 rows, float32, 2 workers, median of {rounds} epochs)")
-    print(f"{'batch':>10} {'/dev/shm':>10} {'inline':>10}")
+    print(f"{'batch':>10} {'shared':>10} {'inline':>10}")
     for width in (64, 1024, 2048, 4096, 8192, 12288, 73728):
         batches = max(20, min(400, 200_000 // width))
         shm = sorted(epoch(width, batches, 1) for _ in range(rounds))[rounds // 2]
         inline = sorted(epoch(width, batches, 1 << 62) for _ in range(rounds))[rounds // 2]
         print(f"{64 * width * 4 / 1024:8.0f} KiB {shm:10.2f} {inline:10.2f}")
-    print(f"ember sends tensors of {default / 1024:.0f} KiB or more through /dev/shm")
+    print(f"ember sends tensors of {default / 1024:.0f} KiB or more by shared memory")
 
 
 # --- driver ------------------------------------------------------------------------------------
@@ -240,7 +241,7 @@ def main():
     ap.add_argument(
         "--transport",
         action="store_true",
-        help="instead: time ember's batch transport, /dev/shm against inline pickling",
+        help="instead: time ember's batch transport, shared memory against inline pickling",
     )
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--child", help=argparse.SUPPRESS)

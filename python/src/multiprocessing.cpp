@@ -49,6 +49,8 @@ void init_multiprocessing(nb::module_& m) {
     s->share_memory_();
     return nb::make_tuple(s->shared_fd(), s->nbytes());
   });
+  // The size in bytes of a tensor's storage (a view's may be larger than the view).
+  mp.def("storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes(); });
   // A tensor on a new storage mapping the shared memory file `fd` (which it takes over and closes
   // when the storage dies), with the given dtype, sizes, strides and offset.
   mp.def("tensor_from_fd", [](int fd, size_t nbytes, DType dtype, std::vector<int64_t> sizes,

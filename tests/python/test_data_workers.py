@@ -67,15 +67,19 @@ def test_workers_give_the_batches_of_one_process(width, budget):
 
 
 def test_large_batch_arrives_through_shared_memory_and_is_writable():
+    """ember.multiprocessing's transport: the worker's batch moves into an unnamed memory file
+    whose descriptor the main process maps; nothing is named in /dev/shm."""
     before = set(os.listdir("/dev/shm"))
     loader = DataLoader(Pairs(8, 70000), batch_size=4, num_workers=2)
     x, y = next(iter(loader))
     assert x.shape == (4, 70000) and x[3, 0].item() == 3.0
-    with open("/proc/self/maps") as f:  # the batch is a mapping of an unlinked /dev/shm file
-        assert any("/dev/shm/ember-dl-" in line and "(deleted)" in line for line in f)
-    x.add_(1.0)  # the mapping is private to this process now and writable
+    assert x.is_shared() and not y.is_shared()  # y is small: pickled inline
+    with open("/proc/self/maps") as f:  # the batch is a mapping of the worker's memfd
+        assert any("/memfd:ember-shared" in line for line in f)
+    x.add_(1.0)  # the worker has let go of it: the mapping is this process's, and writable
     assert x[3, 0].item() == 4.0
-    assert not [n for n in set(os.listdir("/dev/shm")) - before if n.startswith("ember-dl-")]
+    del loader
+    assert set(os.listdir("/dev/shm")) == before
 
 
 class Failing(Dataset):
@@ -294,12 +298,25 @@ def test_spawn_context():
     assert as_lists(loader) == as_lists(DataLoader(Pairs(6), batch_size=3))
 
 
-def test_large_batches_go_inline_without_dev_shm(monkeypatch):
-    from ember.utils.data import _worker
+class Rows(Dataset):
+    """Rows of one large tensor: each item is a view of its storage."""
 
-    monkeypatch.setattr(_worker, "_SHM_DIR", "/nonexistent-ember-test")
-    got = as_lists(DataLoader(Pairs(8, 70000), batch_size=4, num_workers=2))
-    assert got == as_lists(DataLoader(Pairs(8, 70000), batch_size=4))
+    def __init__(self):
+        self.big = ember.arange(8 * 200000.0).reshape(8, 200000)
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return self.big[i]
+
+
+def test_a_view_of_a_larger_storage_travels_as_a_copy_of_itself():
+    """Sharing a view would share (and send) all of its storage: the worker sends the view's
+    own bytes instead."""
+    row = next(iter(DataLoader(Rows(), batch_size=None, num_workers=1, shuffle=False)))
+    assert row.shape == (200000,) and row[1].item() == 1.0 and row.is_shared()
+    assert ember._C._multiprocessing.storage_nbytes(row) == row.nbytes
 
 
 class Environment(Dataset):

@@ -6,9 +6,11 @@ main -> worker: (task, indices) to fetch, ("reset",) to restart an iterable data
 memory passed the budget, ("retire", batches done, private bytes) and it exits; the loader forks
 a fresh one.
 
-Tensors of at least _SHM_MIN_BYTES travel through a file in /dev/shm: the worker writes the bytes
-once, the main process maps the file (no copy) and unlinks it at once. Smaller ones are pickled
-inline (Tensor.__reduce_ex__)."""
+Tensors of at least _SHARE_MIN_BYTES travel as ember.multiprocessing sends tensors: the worker
+moves the batch's storage into an unnamed shared memory file (Tensor.share_memory_; the batch is
+fresh, so this writes it once) and sends its descriptor right after the message (SCM_RIGHTS on the
+result socket); the main process maps it, no copy. Nothing is ever named in /dev/shm, so a killed
+worker leaves nothing behind. Smaller tensors are pickled inline (Tensor.__reduce_ex__)."""
 
 import contextlib
 import io
@@ -16,26 +18,18 @@ import os
 import pickle
 import random
 import resource
+import socket
 import sys
 import traceback
 
 import ember
+from ember import _C
 
 __all__ = ["get_worker_info"]
 
-_SHM_DIR = "/dev/shm"
-_SHM_MIN_BYTES = 512 * 1024  # measured break-even: 256 KiB to 1 MiB (docs/design/data.md)
-# memoryview formats for the dtypes a mapping can be wrapped as without a copy.
-_FORMATS = {
-    "float64": "d",
-    "float32": "f",
-    "int64": "q",
-    "int32": "i",
-    "int16": "h",
-    "int8": "b",
-    "uint8": "B",
-    "bool": "?",
-}
+_SHARE_MIN_BYTES = 512 * 1024  # measured break-even: 256 KiB to 1 MiB (docs/design/data.md)
+_mp = _C._multiprocessing
+_MAX_FDS = 4096  # large tensors in one batch (each is one descriptor)
 
 
 class WorkerInfo:
@@ -153,89 +147,101 @@ class IterableFetcher:
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles a message; large tensors go to /dev/shm files named prefix + counter."""
+    """Pickles a message; large CPU tensors become references to shared memory descriptors,
+    collected in `fds` (the tensors holding them in `keep`, until they are sent)."""
 
-    def __init__(self, file, prefix, counter):
+    def __init__(self, file):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.prefix = prefix
-        self.counter = counter
-        self.paths = []
+        self.fds = []
+        self.keep = []
 
     def persistent_id(self, obj):
-        if not isinstance(obj, ember.Tensor) or obj.nbytes < _SHM_MIN_BYTES:
+        if not isinstance(obj, ember.Tensor) or obj.nbytes < _SHARE_MIN_BYTES:
             return None
+        if len(self.fds) == _MAX_FDS:
+            return None  # past what one message carries: inline
         if obj.device.type != "cpu":
             return None
-        import ctypes
-
-        src = obj.detach().contiguous()
-        path = f"{self.prefix}{next(self.counter)}"
-        view = memoryview((ctypes.c_char * src.nbytes).from_address(src.data_ptr())).cast("B")
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-        except OSError:
-            return None  # no /dev/shm here: pickle the bytes inline
-        try:
-            written = 0
-            while written < len(view):
-                written += os.write(fd, view[written:])
-        except OSError:
-            # /dev/shm is full (Docker's default is 64 MiB): this tensor goes inline.
-            os.unlink(path)
-            return None
-        finally:
-            os.close(fd)
-        self.paths.append(path)
-        dtype_name = str(obj.dtype).rpartition(".")[2]
-        return ("shm", path, dtype_name, tuple(obj.shape), obj.requires_grad)
+        src = obj.detach()
+        # A view of a larger storage (a dataset's tensor) would share all of it: send a copy.
+        if not src.is_contiguous() or src.nbytes != _mp.storage_nbytes(src):
+            src = src.clone()
+        fd, nbytes = _mp.share_fd(src)
+        self.fds.append(fd)
+        self.keep.append(src)
+        return (
+            "fd",
+            len(self.fds) - 1,
+            nbytes,
+            src.dtype,
+            tuple(src.shape),
+            tuple(src.stride()),
+            src.storage_offset(),
+            obj.requires_grad,
+        )
 
 
 class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, conn):
+        super().__init__(file)
+        self.conn = conn
+        self.fds = None
+
     def persistent_load(self, pid):
-        _, path, dtype_name, shape, requires_grad = pid
-        t = _load_shm(path, dtype_name, shape)
+        _, i, nbytes, dtype, sizes, strides, offset, requires_grad = pid
+        if self.fds is None:
+            self.fds = _recv_fds(self.conn)
+        t = _mp.tensor_from_fd(self.fds[i], nbytes, dtype, sizes, strides, offset)
+        self.fds[i] = None  # the tensor's storage owns it now
         if requires_grad:
             t.requires_grad_(True)
         return t
 
 
-def _load_shm(path, dtype_name, shape):
-    import mmap
+def _socket_of(conn):
+    """A socket object on a Connection's descriptor, for SCM_RIGHTS (detach() it after use: the
+    Connection keeps the descriptor)."""
+    return socket.socket(fileno=conn.fileno())
 
-    fd = os.open(path, os.O_RDWR)
+
+def _send_fds(conn, fds):
+    s = _socket_of(conn)
     try:
-        os.unlink(path)  # the mapping keeps the pages; nothing is left behind in /dev/shm
-        size = os.fstat(fd).st_size
-        fmt = _FORMATS.get(dtype_name)
-        if fmt is None:
-            # No memoryview format (float16, bfloat16, ...): one copy into a fresh tensor.
-            import ctypes
-
-            out = ember.empty(shape, dtype=getattr(ember, dtype_name))
-            os.preadv(fd, [(ctypes.c_char * size).from_address(out.data_ptr())], 0)
-            return out
-        mm = mmap.mmap(fd, size)
+        socket.send_fds(s, [len(fds).to_bytes(4, "little")], fds)
     finally:
-        os.close(fd)
-    # The tensor keeps the memoryview, which keeps the mapping, alive: no copy.
-    return ember.from_dlpack(memoryview(mm).cast(fmt, shape))
+        s.detach()
 
 
-def dumps(obj, prefix, counter):
-    buf = io.BytesIO()
-    p = _Pickler(buf, prefix, counter)
+def _recv_fds(conn):
+    s = _socket_of(conn)
     try:
-        p.dump(obj)
-    except BaseException:
-        for path in p.paths:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-        raise
-    return buf.getbuffer()
+        data, fds, _, _ = socket.recv_fds(s, 4, _MAX_FDS)
+    finally:
+        s.detach()
+    if len(data) != 4 or int.from_bytes(data, "little") != len(fds):
+        for fd in fds:
+            os.close(fd)
+        raise RuntimeError("DataLoader: a worker's shared memory descriptors did not arrive")
+    return fds
 
 
-def loads(data):
-    return _Unpickler(io.BytesIO(data)).load()
+def dumps(obj):
+    """(payload, fds, keep): the pickled message, the descriptors to send after it, and the
+    tensors that own them (alive until sent)."""
+    buf = io.BytesIO()
+    p = _Pickler(buf)
+    p.dump(obj)
+    return buf.getbuffer(), p.fds, p.keep
+
+
+def loads(data, conn):
+    u = _Unpickler(io.BytesIO(data), conn)
+    try:
+        return u.load()
+    finally:
+        for fd in u.fds or ():
+            if fd is not None:
+                os.close(fd)
 
 
 def private_dirty_bytes():
@@ -268,7 +274,6 @@ def worker_loop(
     worker_id,
     num_workers,
     memory_budget,
-    shm_prefix,
 ):
     # A forked child shares the parent's OpenMP state but not its threads: one thread, as
     # PyTorch's workers (and the batches are small; the parallelism is the workers).
@@ -284,8 +289,6 @@ def worker_loop(
         sys.modules["numpy"].random.seed(seed % 2**32)
     _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
     parent = os.getppid()
-    counter = iter(range(1 << 62))
-    prefix = f"{shm_prefix}{worker_id}-{os.getpid()}-"
     fetcher_cls = IterableFetcher if is_iterable else MapFetcher
     init_error = None
     fetcher = None
@@ -331,13 +334,16 @@ def worker_loop(
                 except Exception:
                     data = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
             try:
-                payload = dumps(("batch", task, data), prefix, counter)
+                message = dumps(("batch", task, data))
             except Exception:
                 data = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
-                payload = dumps(("batch", task, data), prefix, counter)
+                message = dumps(("batch", task, data))
             del data
+            payload, fds, keep = message
             result_conn.send_bytes(payload)
-            del payload
+            if fds:
+                _send_fds(result_conn, fds)
+            del message, payload, fds, keep
             done += 1
             # An IterableDataset's stream lives in its worker: such workers are never recycled.
             # Reading smaps_rollup walks the page tables (tens of milliseconds with a 1 GB
@@ -417,7 +423,8 @@ def fork_server_loop(sock, main_sock, worker_args, inherited_conns):
             continue
         _, worker_id, seed, budget = msg
         index_r, index_w = os.pipe()
-        result_r, result_w = os.pipe()
+        # The results travel on a socket: batches' shared memory descriptors go with them.
+        result_r, result_w = (end.detach() for end in socket.socketpair())
         pid = os.fork()
         if pid == 0:
             code = 0

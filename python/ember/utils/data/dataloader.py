@@ -341,7 +341,6 @@ def _freeze_release():
             gc.unfreeze()
 
 
-_iter_ids = itertools.count()
 # A worker that passes its budget within fewer batches than this has a working set larger than
 # the budget: the budget is doubled (up to _MAX_AUTO_BUDGET) rather than forking per batch.
 _MIN_BATCHES_PER_LIFE = 4
@@ -444,9 +443,6 @@ class _MultiProcessIter(_BaseIter):
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._ctx = ctx
         self._forks = ctx.get_start_method() == "fork"
-        self._shm_prefix = os.path.join(
-            _worker._SHM_DIR, f"ember-dl-{os.getpid()}-{next(_iter_ids)}-"
-        )
         self._shutdown = True  # nothing to shut down until the freeze below is held
         self._processes = [None] * self._num_workers
         self._index_conns = [None] * self._num_workers
@@ -475,7 +471,6 @@ class _MultiProcessIter(_BaseIter):
                         "drop_last": self._drop_last,
                         "init_fn": self._worker_init_fn,
                         "num_workers": self._num_workers,
-                        "shm_prefix": self._shm_prefix,
                     },
                 )
             for w in range(self._num_workers):
@@ -494,7 +489,8 @@ class _MultiProcessIter(_BaseIter):
             self._server.request(w, seed, self._memory_budget)  # installed by _install_workers
             return
         index_r, index_w = self._ctx.Pipe(duplex=False)
-        result_r, result_w = self._ctx.Pipe(duplex=False)
+        # A socket pair (duplex), not a pipe: batches' shared memory descriptors travel on it.
+        result_r, result_w = self._ctx.Pipe(duplex=True)
         # With fork the child inherits every pipe end the main process holds; it closes them.
         inherited = []
         if self._forks:
@@ -516,7 +512,6 @@ class _MultiProcessIter(_BaseIter):
                 w,
                 self._num_workers,
                 self._memory_budget,
-                self._shm_prefix,
             ),
             daemon=True,
         )
@@ -634,7 +629,7 @@ class _MultiProcessIter(_BaseIter):
                         payload = r.recv_bytes()
                     except (EOFError, OSError):
                         self._worker_died(w)
-                    return w, _worker.loads(payload)
+                    return w, _worker.loads(payload, r)
             for r in ready:
                 if r in sentinels:
                     w = sentinels[r]
@@ -742,19 +737,6 @@ class _MultiProcessIter(_BaseIter):
                     conn.close()
         finally:
             _freeze_release()
-            self._remove_shm_files()
-
-    def _remove_shm_files(self):
-        # Batches the workers wrote that the main process never received.
-        directory, _, stem = self._shm_prefix.rpartition("/")
-        try:
-            names = os.listdir(directory)
-        except OSError:
-            return
-        for name in names:
-            if name.startswith(stem):
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(directory, name))
 
     def __del__(self):
         if getattr(self, "_processes", None) is not None:

@@ -26,11 +26,14 @@ void release_mapping(void* ctx) {
 }
 
 // Maps `length` bytes of `fd` read-write and shared (at least one page, so that an empty storage
-// has an address too).
+// has an address too). On failure it closes fd and raises.
 void* map_shared(int fd, size_t length, const char* what) {
   void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  EMBER_CHECK(p != MAP_FAILED, "[", what, "] mmap of ", length,
-              " bytes failed: ", std::strerror(errno));
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    close(fd);
+    EMBER_FAIL("[", what, "] mmap of ", length, " bytes failed: ", std::strerror(err));
+  }
   return p;
 }
 
@@ -76,18 +79,8 @@ void Storage::share_memory_() {
     }
     done += size_t(n);
   }
-  void* p = nullptr;
-  try {
-    p = map_shared(fd, length, "share_memory_");
-  } catch (...) {
-    close(fd);
-    throw;
-  }
-  if (allocator_) {
-    allocator_->deallocate(data_, nbytes_);
-  } else if (deleter_.fn) {
-    deleter_.fn(deleter_.ctx);
-  }
+  void* p = map_shared(fd, length, "share_memory_");
+  release();
   data_ = p;
   allocator_ = nullptr;
   deleter_ = {&release_mapping, new SharedMapping{p, length, fd}};
@@ -96,25 +89,21 @@ void Storage::share_memory_() {
 
 Ref<Storage> Storage::from_shared_fd(int fd, size_t nbytes) {
   const size_t length = mapped_length(nbytes);
-  void* p = nullptr;
-  try {
-    p = map_shared(fd, length, "shared memory");
-  } catch (...) {
-    close(fd);
-    throw;
-  }
+  void* p = map_shared(fd, length, "shared memory");
   Ref<Storage> s = make_ref<Storage>(
       p, nbytes, kCPU, ExternalDeleter{&release_mapping, new SharedMapping{p, length, fd}});
   s->shared_fd_ = fd;
   return s;
 }
 
-Storage::~Storage() {
+void Storage::release() {
   if (allocator_) {
     allocator_->deallocate(data_, nbytes_);
   } else if (deleter_.fn) {
     deleter_.fn(deleter_.ctx);
   }
 }
+
+Storage::~Storage() { release(); }
 
 }  // namespace ember

@@ -55,6 +55,8 @@ class Storage final : public RefCounted {
   static Ref<Storage> from_shared_fd(int fd, size_t nbytes);
 
  private:
+  void release();  // frees data_ as it was obtained (allocator or deleter)
+
   void* data_;
   size_t nbytes_;
   Device device_;

@@ -217,3 +217,30 @@ def test_errors_for_what_cannot_be_shared():
     if ember.cuda.is_available():
         with pytest.raises(RuntimeError, match="only CPU tensors"):
             ember.zeros(2, device="cuda").share_memory_()
+
+
+def _fill_and_sum(t):
+    t.fill_(2.0)
+    return float(t.sum())
+
+
+def _pipe_child(conn):
+    t = conn.recv()
+    t.mul_(3.0)
+    conn.send("done")
+
+
+def test_pool_and_pipe_share_memory_too():
+    ctx = mp.get_context("fork")
+    tensors = [ember.zeros(3), ember.zeros(4)]
+    with ctx.Pool(2) as pool:
+        assert pool.map(_fill_and_sum, tensors) == [6.0, 8.0]
+    assert all(t.tolist() == [2.0] * t.numel() for t in tensors)
+    parent, child = ctx.Pipe()
+    t = ember.ones(2)
+    p = ctx.Process(target=_pipe_child, args=(child,))
+    p.start()
+    parent.send(t)
+    assert parent.recv() == "done"
+    p.join(60)
+    assert t.tolist() == [3.0, 3.0]

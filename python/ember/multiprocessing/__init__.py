@@ -10,7 +10,6 @@ exception in the parent. docs/design/multiprocessing.md has the layers.
 """
 
 import multiprocessing
-import sys
 from multiprocessing import *  # noqa: F401,F403
 
 from ember.multiprocessing.reductions import init_reductions
@@ -68,7 +67,3 @@ def get_all_sharing_strategies():
 
 
 init_reductions()
-
-# `import ember.multiprocessing as mp` then mp.Queue(): the names above come from the standard
-# library's default context; get_context(...) gives the others, all on the same ForkingPickler.
-_module = sys.modules[__name__]

@@ -14,6 +14,14 @@ find_package(nlohmann_json 3 REQUIRED)
 # zlib: the gzip'd IDX files of ember::data::MNIST (Debian's dataset-fashion-mnist ships them so).
 find_package(ZLIB REQUIRED)
 
+# Gloo: the CPU collectives of ember::distributed over TCP (docs/design/distributed.md). No
+# ember header includes Gloo's, so consumers of the installed package do not need it.
+find_package(Gloo CONFIG QUIET)
+if(NOT Gloo_FOUND)
+  message(FATAL_ERROR "Gloo not found: apt-get install libgloo-dev")
+endif()
+message(STATUS "ember: distributed backends: gloo (Gloo ${Gloo_VERSION}); nccl not built")
+
 # OpenBLAS, the OpenMP build, so it shares ember's one thread pool (see docs/design/threads.md):
 # float64 matrix products.
 find_path(OPENBLAS_INCLUDE_DIR cblas.h

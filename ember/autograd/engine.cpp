@@ -22,6 +22,10 @@ namespace {
 
 std::atomic<uint64_t> next_task{1};
 
+class GraphTask;
+// The backward call running on this thread (queue_callback adds to it); null outside backward.
+thread_local GraphTask* current_task = nullptr;
+
 struct Capture {
   Node* node;
   uint32_t input_nr;
@@ -100,6 +104,11 @@ class GraphTask {
       }
     }
     AutoGradMode grad_mode(create_graph_);
+    struct Current {
+      GraphTask* saved;
+      explicit Current(GraphTask* t) : saved(current_task) { current_task = t; }
+      ~Current() { current_task = saved; }
+    } current(this);
     while (!ready.empty()) {
       Node* node = ready.top();
       ready.pop();
@@ -150,7 +159,15 @@ class GraphTask {
       }
     }
     clear_buffers();
+    // Final callbacks, in the order they were queued; one may queue another.
+    for (size_t i = 0; i < callbacks_.size(); ++i) {
+      auto fn = std::move(callbacks_[i]);
+      fn();
+    }
+    callbacks_.clear();
   }
+
+  void queue_callback(std::function<void()> fn) { callbacks_.push_back(std::move(fn)); }
 
  private:
   // Drops the gradients still buffered (all of them when a node's backward threw).
@@ -242,6 +259,7 @@ class GraphTask {
   uint64_t id_;
   bool keep_graph_, create_graph_;
   std::vector<Node*> nodes_;
+  std::vector<std::function<void()>> callbacks_;
 };
 
 // The gradient edge of `t`, or an error saying why it has none.
@@ -347,6 +365,12 @@ void remove_post_accumulate_grad_hook(const Tensor& t, int64_t id) {
   if (AutogradMeta* meta = autograd_meta(t)) {
     std::erase_if(meta->post_accumulate_hooks, [&](const auto& h) { return h.first == id; });
   }
+}
+
+void queue_callback(std::function<void()> fn) {
+  EMBER_CHECK(current_task != nullptr,
+              "Final callbacks can only be installed during backward pass.");
+  current_task->queue_callback(std::move(fn));
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {

@@ -32,6 +32,12 @@ int64_t register_post_accumulate_grad_hook(const Tensor& t,
                                            std::function<void(const Tensor&)> hook);
 void remove_post_accumulate_grad_hook(const Tensor& t, int64_t id);
 
+// Runs `fn` once the backward (or grad) call running on this thread has finished all its nodes,
+// in the order callbacks were queued (PyTorch's Variable._execution_engine.queue_callback;
+// DistributedDataParallel waits for its gradient reductions this way). An exception from `fn`
+// surfaces from backward(). Outside backward it is an error.
+void queue_callback(std::function<void()> fn);
+
 // The node that accumulates into leaf `t`'s .grad (created on first use; the graph owns it).
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
 

@@ -224,6 +224,17 @@ void init_autograd(nb::module_& m) {
         });
       },
       nb::arg("tensor"), nb::arg("hook"));
+  // Variable._execution_engine.queue_callback: `fn` runs when the current backward has finished.
+  m.def(
+      "_queue_callback",
+      [](nb::handle fn) {
+        auto ref = std::make_shared<PyRef>(fn);
+        queue_callback([ref] {
+          nb::gil_scoped_acquire gil;
+          ref->get()();
+        });
+      },
+      nb::arg("callback"));
   m.def("_remove_post_accumulate_grad_hook", &remove_post_accumulate_grad_hook, nb::arg("tensor"),
         nb::arg("id"));
   // ember.autograd.graph.saved_tensors_hooks: pack's result (any Python object) is kept in a

@@ -42,6 +42,7 @@ void init_nn_attention(nb::module_& m);  // nn_attention.cpp: scaled_dot_product
 void init_io(nb::module_& m);            // io.cpp: safetensors files (ember.save / ember.load)
 void init_optim(nb::module_& m);         // optim.cpp: fused optimizer updates (ember._C._optim)
 void init_multiprocessing(nb::module_& m);  // multiprocessing.cpp: shared-memory tensors
+void init_distributed(nb::module_& m);      // distributed.cpp: stores, process groups, Reducer
 
 // ember._C._nn: the functions PyTorch has only in torch.nn.functional (ember/nn/functional/ wraps
 // them); each nn_<topic>.cpp adds its own.

@@ -55,6 +55,7 @@ NB_MODULE(_C, m) {
   py::init_autograd(m);
   py::init_interop(m);
   py::init_multiprocessing(m);
+  py::init_distributed(m);
   py::init_utils(m);
   py::init_nn_conv(m);
   py::init_nn_pool(m);

@@ -33,3 +33,16 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """Calling it returns a Tensor (see the module docstring); no Variable is ever made."""
+
+
+class _ExecutionEngine:
+    """Variable._execution_engine: the one method programs call on it."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """Runs `callback` when the backward running now has finished (an error outside
+        backward); an exception it raises comes out of backward()."""
+        _C._queue_callback(callback)
+
+
+Variable._execution_engine = _ExecutionEngine()

@@ -1,58 +1,49 @@
-"""ember.distributed: what a program can ask before it starts a process group.
+"""ember.distributed: torch.distributed on Gloo (docs/design/distributed.md).
 
-The collectives, stores and DistributedDataParallel are issue 19 and not built yet. What is here
-answers the questions single-process programs ask (nanoGPT's `ddp = int(os.environ.get("RANK",
--1)) != -1`, `dist.is_initialized()`), with PyTorch's answers when no process group exists, and
-`init_process_group` raises RuntimeError instead of pretending to start one.
+Stores (TCPStore, FileStore, HashStore, PrefixStore), init_process_group with env://, tcp:// and
+file://, the collectives with async_op Work, point-to-point messages, the *_object forms and
+new_group. Launch a job with `python -m ember.distributed.run` (or `ember-run`), as torchrun.
+nn.parallel.DistributedDataParallel and utils.data.DistributedSampler build on this.
 """
 
-__all__ = [
-    "destroy_process_group",
-    "get_rank",
-    "get_world_size",
-    "init_process_group",
-    "is_available",
-    "is_initialized",
-]
+from ember._C import _distributed as _D
+from ember.distributed.distributed_c10d import *  # noqa: F403
+from ember.distributed.distributed_c10d import _NO_GROUP  # noqa: F401
+from ember.distributed.distributed_c10d import __all__ as _c10d_all
 
-_NO_GROUP = (
-    "Default process group has not been initialized, please make sure to call init_process_group."
-)
+Store = _D.Store
+TCPStore = _D.TCPStore
+FileStore = _D.FileStore
+HashStore = _D.HashStore
+PrefixStore = _D.PrefixStore
+
+
+class DistBackendError(RuntimeError):
+    """PyTorch's error type for backend failures (a RuntimeError); ember raises RuntimeError."""
+
+
+class DistError(RuntimeError):
+    pass
+
+
+class DistStoreError(DistError):
+    pass
 
 
 def is_available() -> bool:
-    """False: ember's distributed package has no backend yet."""
-    return False
+    """True: ember is built with Gloo."""
+    return _D.gloo_available()
 
 
-def is_initialized() -> bool:
-    return False
-
-
-def init_process_group(
-    backend=None,
-    init_method=None,
-    timeout=None,
-    world_size=-1,
-    rank=-1,
-    store=None,
-    group_name="",
-    pg_options=None,
-    device_id=None,
-):
-    raise RuntimeError(
-        "ember.distributed.init_process_group: ember has no process-group backend yet (Gloo and "
-        "NCCL are planned); run the program as a single process"
-    )
-
-
-def destroy_process_group(group=None) -> None:
-    raise ValueError(_NO_GROUP)
-
-
-def get_rank(group=None) -> int:
-    raise ValueError(_NO_GROUP)
-
-
-def get_world_size(group=None) -> int:
-    raise ValueError(_NO_GROUP)
+__all__ = [
+    *_c10d_all,
+    "DistBackendError",
+    "DistError",
+    "DistStoreError",
+    "FileStore",
+    "HashStore",
+    "PrefixStore",
+    "Store",
+    "TCPStore",
+    "is_available",
+]

@@ -56,11 +56,11 @@ class ProcessExitedException(ProcessException):
         )
 
 
-def _die_with_parent():
-    """PR_SET_PDEATHSIG: this process gets SIGINT when its parent exits (Linux)."""
+def _die_with_parent(sig=signal.SIGINT):
+    """PR_SET_PDEATHSIG: this process gets `sig` when its parent exits (Linux)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGINT), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):
         pass
 

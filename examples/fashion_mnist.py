@@ -2,7 +2,7 @@
 
     python examples/fashion_mnist.py [--epochs 3] [--batch-size 32] [--lr 1e-3] [--seed 0]
         [--threads N] [--data-dir DIR] [--out-dir DIR] [--checkpoint PATH] [--resume]
-        [--plot PATH] [--num-workers 0] [--limit N]
+        [--plot PATH] [--num-workers 0] [--limit N] [--nproc N]
 
 The data are the IDX files of Debian's dataset-fashion-mnist package
 (/usr/share/datasets/fashion-mnist; `--data-dir` points elsewhere), read by
@@ -10,15 +10,25 @@ ember.datasets.FashionMNIST. After each epoch: test loss and accuracy, and a che
 optimizer, scheduler, epoch, history, RNG state) that `--resume` continues from, with the same
 numbers as an uninterrupted run. At the end: a PNG of the curves (if matplotlib is installed)
 and a summary.
+
+Data-parallel: `--nproc 2` starts two processes with ember's launcher, the same as
+
+    python -m ember.distributed.run --standalone --nproc-per-node 2 examples/fashion_mnist.py
+
+Each rank trains a DistributedDataParallel copy of the model on its share of every batch
+(--batch-size is the global batch, split across the ranks, so the training follows the
+one-process run), the cores are split among the ranks, and rank 0 prints and checkpoints.
 """
 
 import argparse
 import os
 import resource
+import subprocess
 import sys
 import time
 
 import ember as torch
+import ember.distributed as dist
 import ember.nn as nn
 import ember.nn.functional as F
 from ember.datasets import FashionMNIST
@@ -119,10 +129,13 @@ class Progress:
         self.stream.flush()
 
 
-def train_epoch(model, opt, images, labels, args, epoch, out):
+def train_epoch(model, opt, images, labels, args, epoch, out, rank=0, world=1):
+    """One epoch; with several ranks, this rank's share of each global batch: the rank-th of
+    every `world` images of the epoch's order (the order ends at a multiple of world)."""
     model.train()
     order = epoch_order(len(labels), args.seed, epoch)
-    batches = Batches(images, labels, order, args.batch_size)
+    order = order[: len(order) // world * world][rank::world]
+    batches = Batches(images, labels, order, args.batch_size // world)
     loader = DataLoader(batches, batch_size=None, num_workers=args.num_workers)
     progress = Progress(epoch, args.epochs, len(batches), stream=out)
     loss_sum, correct, seen = 0.0, 0, 0
@@ -136,11 +149,26 @@ def train_epoch(model, opt, images, labels, args, epoch, out):
         correct += int((logits.argmax(1) == y).sum())
         seen += len(y)
         progress.update(i, seen, loss_sum / seen, correct / seen, final=i == len(batches))
-    return loss_sum / seen, correct / seen
+    return totals(loss_sum, correct, seen, world)
 
 
-def evaluate(model, images, labels, batch_size=500):
+def totals(loss_sum, correct, count, world):
+    """(mean loss, accuracy) over every rank's share."""
+    if world > 1:
+        t = torch.tensor([loss_sum, float(correct), float(count)], dtype=torch.float64)
+        dist.all_reduce(t)
+        loss_sum, correct, count = t.tolist()
+    return loss_sum / count, correct / count
+
+
+def evaluate(model, images, labels, batch_size=500, rank=0, world=1):
+    """Test loss and accuracy; with several ranks each evaluates a contiguous share."""
     model.eval()
+    share = (len(labels) + world - 1) // world
+    images, labels = (
+        images[rank * share : (rank + 1) * share],
+        labels[rank * share : (rank + 1) * share],
+    )
     loss_sum, correct = 0.0, 0
     with torch.no_grad():
         for start in range(0, len(labels), batch_size):
@@ -149,7 +177,7 @@ def evaluate(model, images, labels, batch_size=500):
             logits = model(x)
             loss_sum += F.cross_entropy(logits, y, reduction="sum").item()
             correct += int((logits.argmax(1) == y).sum())
-    return loss_sum / len(labels), correct / len(labels)
+    return totals(loss_sum, correct, len(labels), world)
 
 
 def plot(history, path, out):
@@ -200,6 +228,9 @@ def parse_args(argv):
     p.add_argument("--plot", default=None, help="default: OUT_DIR/fashion_mnist.png; '' for none")
     p.add_argument("--num-workers", type=int, default=0, help="DataLoader worker processes")
     p.add_argument("--limit", type=int, default=None, help="use the first N images of each split")
+    p.add_argument(
+        "--nproc", type=int, default=1, help="data-parallel processes (started by the launcher)"
+    )
     args = p.parse_args(argv)
     # Every flag is checked here, before the data are read or an epoch is trained: a bad value
     # must not cost a training epoch before it fails.
@@ -209,6 +240,7 @@ def parse_args(argv):
         ("--threads", args.threads, 1),
         ("--num-workers", args.num_workers, 0),
         ("--limit", args.limit, 1),
+        ("--nproc", args.nproc, 1),
     ):
         if value is not None and value < least:
             p.error(f"{flag} must be at least {least}, got {value}")
@@ -241,11 +273,46 @@ def parse_args(argv):
 RESUME_KEYS = ("batch_size", "lr", "seed", "limit")
 
 
+def launch(args, argv):
+    """--nproc N: this script again, under ember's launcher, on N ranks."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    rest, skip = [], False
+    for a in argv:  # drop --nproc and its value
+        if skip:
+            skip = False
+        elif a == "--nproc":
+            skip = True
+        elif not a.startswith("--nproc="):
+            rest.append(a)
+    cmd = [
+        sys.executable,
+        "-m",
+        "ember.distributed.run",
+        "--standalone",
+        f"--nproc-per-node={args.nproc}",
+        os.path.abspath(__file__),
+        *rest,
+    ]
+    sys.exit(subprocess.call(cmd))
+
+
 def main(argv=None, out=sys.stdout):
     """Trains and returns the history: per-epoch train/test loss and accuracy, epoch times."""
     args = parse_args(argv)
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if args.nproc > 1 and world == 1:
+        launch(args, argv)
     start = time.perf_counter()
-    threads = args.threads or len(os.sched_getaffinity(0))
+    rank = 0
+    if world > 1:  # started by the launcher: one rank of a data-parallel run
+        if args.batch_size % world:
+            sys.exit(f"--batch-size {args.batch_size} must divide by the {world} ranks")
+        dist.init_process_group("gloo")
+        rank = dist.get_rank()
+        if rank != 0:
+            out = open(os.devnull, "w")  # noqa: SIM115 (lives as long as the process)
+    cores = len(os.sched_getaffinity(0))
+    threads = args.threads or max(1, cores // world)
     torch.set_num_threads(threads)
     torch.manual_seed(args.seed)  # initialisation and dropout draw from the default generator
 
@@ -254,12 +321,17 @@ def main(argv=None, out=sys.stdout):
     train_x, train_y = train_set.data[: args.limit], train_set.targets[: args.limit]
     test_x, test_y = test_set.data[: args.limit], test_set.targets[: args.limit]
     print(
-        f"ember {torch.__version__}, {threads} threads; Fashion-MNIST from {train_set.root}: "
+        f"ember {torch.__version__}, {threads} threads"
+        + (f" on each of {world} ranks" if world > 1 else "")
+        + f"; Fashion-MNIST from {train_set.root}: "
         f"{len(train_y)} training and {len(test_y)} test images",
         file=out,
     )
 
     model = build_model()
+    # With several ranks the training goes through the DDP wrapper; the checkpoint holds the
+    # model itself, so that it loads in a one-process run too.
+    trained = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.7)
     history = {k: [] for k in ("train_loss", "train_acc", "test_loss", "test_acc", "epoch_time")}
@@ -284,12 +356,16 @@ def main(argv=None, out=sys.stdout):
 
     for epoch in range(first_epoch, args.epochs + 1):
         t0 = time.perf_counter()
-        train_loss, train_acc = train_epoch(model, opt, train_x, train_y, args, epoch, out)
+        train_loss, train_acc = train_epoch(
+            trained, opt, train_x, train_y, args, epoch, out, rank, world
+        )
         epoch_time = time.perf_counter() - t0
         sched.step()
-        test_loss, test_acc = evaluate(model, test_x, test_y)
+        test_loss, test_acc = evaluate(model, test_x, test_y, rank=rank, world=world)
         for k, v in zip(history, (train_loss, train_acc, test_loss, test_acc, epoch_time)):
             history[k].append(v)
+        if rank != 0:
+            continue
         torch.save(
             {
                 "model": model.state_dict(),
@@ -309,6 +385,10 @@ def main(argv=None, out=sys.stdout):
             file=out,
         )
 
+    if world > 1:
+        dist.destroy_process_group()
+    if rank != 0:
+        return history
     if args.plot and history["test_acc"]:
         plot(history, args.plot, out)
     if history["test_acc"]:

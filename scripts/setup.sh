@@ -13,7 +13,7 @@ packages=(
   build-essential cmake ninja-build ccache git pkg-config clang-format
   python3 python3-venv python3-dev
   libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libhwy-dev libgtest-dev libgmock-dev
-  nlohmann-json3-dev zlib1g-dev
+  nlohmann-json3-dev zlib1g-dev libgloo-dev
 )
 missing=()
 for p in "${packages[@]}"; do

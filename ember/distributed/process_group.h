@@ -61,6 +61,11 @@ class Work {
 
 struct ProcessGroupOptions {
   Millis timeout{1'800'000};  // PyTorch's default for Gloo: 30 minutes
+  // Compare each collective's name, dtype, element count and root/op across ranks before it
+  // moves data (a 64-byte all-reduce): a mismatch is then an error on every rank instead of
+  // Gloo aborting the process. EMBER_DISTRIBUTED_CHECKS=0 turns it off (docs/design/
+  // distributed.md has its cost).
+  bool check_signatures = true;
 };
 
 class ProcessGroup {

@@ -60,14 +60,24 @@ class GlooStore final : public gloo::rendezvous::Store {
 // ---- reductions ----------------------------------------------------------------------------
 
 // out[i] = f(a[i], b[i]) in T's arithmetic type (float for the 16-bit floats).
+// Gloo calls it with out == a (accumulating) or with three distinct buffers; each case gets a
+// loop whose pointers are declared unaliased, so that it vectorises.
 template <class T, class F>
 Func elementwise(F f) {
   return [f](void* out, const void* a, const void* b, size_t n) {
     using M = typename OpMath<T>::type;
-    auto* o = static_cast<T*>(out);
-    auto* x = static_cast<const T*>(a);
-    auto* y = static_cast<const T*>(b);
-    for (size_t i = 0; i < n; ++i) o[i] = T(f(M(x[i]), M(y[i])));
+    auto* __restrict o = static_cast<T*>(out);
+    auto* __restrict y = static_cast<const T*>(b);
+    if (out == a) {
+      for (size_t i = 0; i < n; ++i) o[i] = T(f(M(o[i]), M(y[i])));
+    } else if (out == b) {
+      auto* __restrict x = static_cast<const T*>(a);
+      auto* __restrict o2 = static_cast<T*>(out);
+      for (size_t i = 0; i < n; ++i) o2[i] = T(f(M(x[i]), M(o2[i])));
+    } else {
+      auto* __restrict x = static_cast<const T*>(a);
+      for (size_t i = 0; i < n; ++i) o[i] = T(f(M(x[i]), M(y[i])));
+    }
   };
 }
 
@@ -250,6 +260,9 @@ class ProcessGroupGloo final : public ProcessGroup {
       : ProcessGroup(rank, size), store_(std::move(store)), options_(options) {
     EMBER_CHECK_VALUE(size > 0 && rank >= 0 && rank < size, "[ProcessGroupGloo] rank ", rank,
                       " is not in [0, world_size = ", size, ")");
+    if (const char* v = std::getenv("EMBER_DISTRIBUTED_CHECKS"); v && std::string(v) == "0") {
+      options_.check_signatures = false;
+    }
     // Who is who, for error messages: each rank's host and pid.
     store_->set("proc/" + std::to_string(rank), this_host() + "\n" + std::to_string(::getpid()));
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
@@ -651,12 +664,13 @@ class ProcessGroupGloo final : public ProcessGroup {
   }
 
   // Exchanges the task's signature with every rank (a 32-byte all-gather) and fails, on every
-  // rank alike, when they differ; the group stays usable.
+  // rank alike, when they differ; the group stays usable. (A 64-byte all-reduce of each field's
+  // minimum and maximum was tried instead: back to back with the collective it was 5-10 times
+  // slower here.)
   void check_signature(const Task& task, uint32_t tag) {
-    if (size_ == 1) return;
+    if (size_ == 1 || !options_.check_signatures) return;
     uint64_t name_hash = 1469598103934665603ull;  // FNV-1a: the same on every build
-    for (const char* c = task.name; *c; ++c)
-      name_hash = (name_hash ^ uint8_t(*c)) * 1099511628211ull;
+    for (const char* c = task.name; *c; ++c) name_hash = (name_hash ^ uint8_t(*c)) * 1099511628211ull;
     const uint64_t mine[4] = {name_hash, uint64_t(task.sig.dtype), uint64_t(task.sig.numel),
                               uint64_t(task.sig.extra)};
     std::vector<uint64_t> all(4 * size_t(size_));

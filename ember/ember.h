@@ -13,6 +13,7 @@
 #include "ember/data/dataloader.h"
 #include "ember/data/dataset.h"
 #include "ember/data/mnist.h"
+#include "ember/distributed/ddp.h"
 #include "ember/io/safetensors.h"
 #include "ember/io/serialize.h"
 #include "ember/io/state_dict.h"

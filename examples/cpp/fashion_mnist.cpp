@@ -5,6 +5,10 @@
 //   build/dev/examples/cpp/fashion_mnist --epochs 1      # then:
 //   build/dev/examples/cpp/fashion_mnist --resume        # continues with epochs 2 and 3
 //
+// Data-parallel on two processes (the launcher sets RANK, WORLD_SIZE, MASTER_ADDR/PORT):
+//   python -m ember.distributed.run --standalone --nproc-per-node 2 --no-python \
+//       build/dev/examples/cpp/fashion_mnist
+//
 // The data: Debian's dataset-fashion-mnist (apt-get install dataset-fashion-mnist) or any folder
 // with the four IDX files (--data-dir).
 #include <cerrno>
@@ -36,6 +40,8 @@ constexpr const char* kUsage =
     "                     lr schedule, epoch, random state)\n"
     "  --limit N          use the first N images of each split, for quick checks\n"
     "  --quiet            no progress output, only the summary table\n"
+    "  Started by ember's launcher with WORLD_SIZE > 1 it trains data-parallel: --batch-size\n"
+    "  is the global batch, split among the ranks; rank 0 prints and checkpoints.\n"
     "  --help             this text\n";
 
 [[noreturn]] void usage_error(const std::string& msg) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -240,57 +241,82 @@ inline Result train(const Config& cfg) {
   };
   EMBER_CHECK_VALUE(cfg.epochs >= 1 && cfg.batch_size >= 1 && cfg.lr > 0,
                     "[fashion_mnist] expected epochs >= 1, batch size >= 1 and lr > 0");
-  if (cfg.threads > 0) ember::set_num_threads(cfg.threads);
+  // Data-parallel when started by the launcher (WORLD_SIZE > 1): each rank trains a
+  // DistributedDataParallel copy on its share of every batch (--batch-size is the global batch),
+  // rank 0 prints and checkpoints. The cores are split among the ranks unless --threads says.
+  std::shared_ptr<ember::distributed::ProcessGroup> group;
+  int rank = 0, world = 1;
+  if (const char* ws = std::getenv("WORLD_SIZE"); ws && std::atoi(ws) > 1) {
+    group = ember::distributed::init_process_group_from_env();
+    rank = group->rank();
+    world = group->size();
+    EMBER_CHECK_VALUE(cfg.batch_size % world == 0, "[fashion_mnist] --batch-size ",
+                      cfg.batch_size, " must divide by the ", world, " ranks");
+  }
+  Config run_cfg = cfg;  // what this rank does: only rank 0 prints and writes checkpoints
+  run_cfg.verbose = cfg.verbose && rank == 0;
+  const Config& c = run_cfg;
+  if (cfg.threads > 0) {
+    ember::set_num_threads(cfg.threads);
+  } else if (world > 1) {
+    ember::set_num_threads(std::max(1, ember::get_num_threads() / world));
+  }
   ember::manual_seed(cfg.seed);  // the initialisation and dropout draw from the default generator
 
-  const ember::data::FashionMNIST train_set(cfg.data_dir, true), test_set(cfg.data_dir, false);
+  const ember::data::FashionMNIST train_set(c.data_dir, true), test_set(c.data_dir, false);
   auto first = [&](const Tensor& t) {
-    return cfg.limit > 0 && cfg.limit < t.size(0) ? t.narrow(0, 0, cfg.limit) : t;
+    return c.limit > 0 && c.limit < t.size(0) ? t.narrow(0, 0, c.limit) : t;
   };
   const Tensor x_train = normalise(first(train_set.images())), y_train = first(train_set.targets());
   const Tensor x_test = normalise(first(test_set.images())), y_test = first(test_set.targets());
   const int64_t n = x_train.size(0);
-  const int64_t batches = (n + cfg.batch_size - 1) / cfg.batch_size;
-  if (cfg.verbose)
-    std::fprintf(cfg.out,
+  const int64_t share = n / world, batch = c.batch_size / world;  // this rank's
+  const int64_t batches = (share + batch - 1) / batch;
+  if (c.verbose)
+    std::fprintf(c.out,
                  "ember %s, %d threads; Fashion-MNIST from %s: %lld training and %lld "
                  "test images\n",
                  EMBER_VERSION, ember::get_num_threads(), train_set.folder().c_str(), (long long)n,
                  (long long)x_test.size(0));
 
   auto model = make_model();
-  ember::optim::Adam optimizer(model->parameters(), {.lr = cfg.lr});
+  std::unique_ptr<ember::distributed::DistributedDataParallel> ddp;
+  if (group) ddp = std::make_unique<ember::distributed::DistributedDataParallel>(model, group);
+  ember::optim::Adam optimizer(model->parameters(), {.lr = c.lr});
   ember::optim::StepLR scheduler(optimizer, /*step_size=*/1, /*gamma=*/0.7);
 
   Result result;
   int64_t done = 0;
-  if (cfg.resume && !cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
-    done = load_checkpoint(cfg.checkpoint, *model, optimizer, cfg, result.history);
+  if (c.resume && !c.checkpoint.empty() && std::filesystem::exists(c.checkpoint)) {
+    done = load_checkpoint(c.checkpoint, *model, optimizer, cfg, result.history);
     // The scheduler's count catches up; each step also scales the (restored) lr, so the
     // optimizer's state goes back in afterwards (the state dict holds the state tensors
     // themselves and the options as fresh scalars).
     const ember::StateDict optim_sd = optimizer.state_dict();
     for (int64_t e = 0; e < done; ++e) scheduler.step();
     optimizer.load_state_dict(optim_sd);
-    if (cfg.verbose)
-      std::fprintf(cfg.out, "resumed from %s after epoch %lld\n", cfg.checkpoint.c_str(),
+    if (c.verbose)
+      std::fprintf(c.out, "resumed from %s after epoch %lld\n", c.checkpoint.c_str(),
                    (long long)done);
-  } else if (cfg.resume && cfg.verbose) {
-    std::fprintf(cfg.out, "no checkpoint at %s: starting from scratch\n", cfg.checkpoint.c_str());
+  } else if (c.resume && c.verbose) {
+    std::fprintf(c.out, "no checkpoint at %s: starting from scratch\n", c.checkpoint.c_str());
   }
 
-  for (int64_t epoch = done + 1; epoch <= cfg.epochs; ++epoch) {
+  for (int64_t epoch = done + 1; epoch <= c.epochs; ++epoch) {
     model->train();
-    const Tensor order = epoch_order(n, cfg.seed, epoch);
-    Progress progress(cfg, epoch, batches);
+    // This rank's share of the epoch's order: every world-th image from the rank-th.
+    const Tensor order =
+        epoch_order(n, c.seed, epoch).narrow(0, 0, share * world).view({share, world}).select(1, rank);
+    Progress progress(c, epoch, batches);
     const auto t_epoch = std::chrono::steady_clock::now();
     double loss_sum = 0;
     int64_t correct = 0, seen = 0;
     for (int64_t b = 0; b < batches; ++b) {
-      const int64_t begin = b * cfg.batch_size, size = std::min(cfg.batch_size, n - begin);
+      const int64_t begin = b * batch, size = std::min(batch, share - begin);
       const Tensor idx = order.narrow(0, begin, size);
       const Tensor x = ember::index_select(x_train, 0, idx);
       const Tensor y = ember::index_select(y_train, 0, idx);
+      if (ddp) ddp->sync_buffers();  // rank 0's batch norm statistics, as broadcast_buffers
       const Tensor logits = model->forward(x);
       const Tensor loss = ember::cross_entropy(logits, y);
       optimizer.zero_grad();
@@ -301,20 +327,28 @@ inline Result train(const Config& cfg) {
       seen += size;
       progress.update(b + 1, seen, loss_sum / double(seen), 100.0 * double(correct) / double(seen));
     }
+    if (group) {  // the epoch's loss and accuracy over every rank's share
+      Tensor totals = ember::tensor({loss_sum, double(correct), double(seen)});
+      group->allreduce(totals, ember::distributed::ReduceOp::Sum)->wait();
+      const std::vector<double> t = totals.to_vector<double>();
+      loss_sum = t[0];
+      correct = int64_t(t[1]);
+      seen = int64_t(t[2]);
+    }
     const double seconds = seconds_since(t_epoch);
     scheduler.step();
     const auto [test_loss, test_accuracy] = evaluate(*model, x_test, y_test);
     result.history.push_back({epoch, loss_sum / double(seen),
                               100.0 * double(correct) / double(seen), test_loss, test_accuracy,
                               seconds, double(seen) / seconds});
-    if (!cfg.checkpoint.empty())
-      save_checkpoint(cfg.checkpoint, *model, optimizer, cfg, result.history);
-    if (cfg.verbose)
-      std::fprintf(cfg.out,
+    if (!c.checkpoint.empty() && rank == 0)
+      save_checkpoint(c.checkpoint, *model, optimizer, cfg, result.history);
+    if (c.verbose)
+      std::fprintf(c.out,
                    "epoch %lld/%lld: test loss %.4f acc %.2f%% (train %.1f s, %.0f img/s)%s%s\n",
-                   (long long)epoch, (long long)cfg.epochs, test_loss, test_accuracy, seconds,
-                   double(seen) / seconds, cfg.checkpoint.empty() ? "" : "; checkpoint ",
-                   cfg.checkpoint.c_str());
+                   (long long)epoch, (long long)c.epochs, test_loss, test_accuracy, seconds,
+                   double(seen) / seconds, c.checkpoint.empty() ? "" : "; checkpoint ",
+                   c.checkpoint.c_str());
   }
   result.seconds = seconds_since(t0);
   result.peak_rss_mib = peak_rss_mib();

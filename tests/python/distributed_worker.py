@@ -154,6 +154,17 @@ def collectives():
     dist.gather_object(rank * 2, gathered, dst=0)
     if rank == 0:
         assert gathered == [2 * r for r in range(world)]
+    if world > 1:
+        if rank == 0:
+            dist.send_object_list([{"a": 1}, "b"], dst=1)
+        elif rank == 1:
+            got = [None, None]
+            assert dist.recv_object_list(got) == 0 and got == [{"a": 1}, "b"]
+    ts = [torch.full((2,), float(rank)), torch.full((3,), 2.0 * rank)]
+    dist.all_reduce_coalesced(ts)
+    total = world * (world - 1) / 2
+    assert ts[0].tolist() == [total] * 2 and ts[1].tolist() == [2 * total] * 3
+    assert dist.get_node_local_rank() == rank and dist.get_pg_count() == 1
     # a subgroup of ranks 0 and 1 (every rank calls new_group)
     sub = dist.new_group([0, 1])
     if rank < 2:
@@ -163,7 +174,17 @@ def collectives():
         assert dist.get_process_group_ranks(sub) == [0, 1]
     else:
         assert sub is dist.GroupMember.NON_GROUP_MEMBER and dist.get_rank(sub) == -1
+    mine, subs = dist.new_subgroups(1)  # a group per rank
+    t = torch.tensor([float(rank)])
+    dist.all_reduce(t, group=mine)
+    assert len(subs) == world and dist.get_world_size(mine) == 1 and t.item() == rank
     dist.barrier()
+    # DistributedSampler asks the default group for its rank and world size
+    sampler = torch.utils.data.DistributedSampler(list(range(10)), shuffle=False)
+    shares = [None] * world
+    dist.all_gather_object(shares, list(sampler))
+    flat = sum(shares, [])
+    assert set(flat) == set(range(10)) and len(flat) == world * len(sampler)
     # errors that leave the group usable: a bad root, and mismatched shapes across ranks
     try:
         dist.broadcast(torch.zeros(1), src=world)
@@ -290,6 +311,37 @@ def ddp_errors():
     print(f"rank {dist.get_rank()}: ddp errors ok")
 
 
+def syncbn():
+    """SyncBatchNorm on each rank's rows against BatchNorm on all rows in one process: outputs,
+    input gradients, summed parameter gradients and running statistics."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    g = torch.Generator().manual_seed(3)
+    x_all = torch.randn(4 * world, 3, 5, 5, generator=g, dtype=torch.float64) * 2 + 1
+    w_all = torch.randn(4 * world, 3, 5, 5, generator=g, dtype=torch.float64)
+    mine = slice(4 * rank, 4 * (rank + 1))
+    sync = nn.SyncBatchNorm(3).double()
+    ref = nn.BatchNorm2d(3).double()
+    with torch.no_grad():
+        for m in (sync, ref):
+            m.weight.copy_(torch.tensor([1.5, -0.5, 2.0]))
+            m.bias.copy_(torch.tensor([0.1, 0.2, -0.3]))
+    x = x_all[mine].clone().requires_grad_(True)
+    y = sync(x)
+    (y * w_all[mine]).sum().backward()
+    xr = x_all.clone().requires_grad_(True)
+    yr = ref(xr)
+    (yr * w_all).sum().backward()
+    assert torch.allclose(y, yr[mine], atol=1e-10), (y - yr[mine]).abs().max()
+    assert torch.allclose(x.grad, xr.grad[mine], atol=1e-10), (x.grad - xr.grad[mine]).abs().max()
+    for p, q in ((sync.weight, ref.weight), (sync.bias, ref.bias)):
+        total = p.grad.clone()
+        dist.all_reduce(total)
+        assert torch.allclose(total, q.grad, atol=1e-10), (total, q.grad)
+    assert torch.allclose(sync.running_mean, ref.running_mean, atol=1e-12)
+    assert torch.allclose(sync.running_var, ref.running_var, atol=1e-12)
+    print(f"rank {rank}: syncbn ok")
+
+
 # ---- failures ---------------------------------------------------------------------------------
 
 
@@ -336,6 +388,8 @@ def main():
         collectives()
     elif mode == "ddp":
         ddp(*sys.argv[2:5])
+    elif mode == "syncbn":
+        syncbn()
     elif mode == "ddp_errors":
         ddp_errors()
     elif mode == "exit3":

@@ -1,6 +1,6 @@
 """The names PyTorch programs touch before and around their model: legacy tensor types,
-autograd.Variable, the device and backend questions, compile, onnx, DataParallel, distributed
-without a process group, and amp.GradScaler (docs/compat.md)."""
+autograd.Variable, the device and backend questions, compile, onnx, DataParallel and
+amp.GradScaler (docs/compat.md)."""
 
 import warnings
 
@@ -99,19 +99,6 @@ def test_data_parallel_runs_the_module_and_prefixes_its_state_dict():
     assert ember.nn.parallel.data_parallel(inner, x).tolist() == inner(x).tolist()
     with pytest.raises(RuntimeError, match="no CUDA device"):
         ember.nn.DataParallel(inner, device_ids=[0])
-
-
-def test_distributed_without_a_process_group():
-    from ember.nn.parallel import DistributedDataParallel
-
-    assert ember.distributed.is_available() is False
-    assert ember.distributed.is_initialized() is False
-    with pytest.raises(ValueError, match="Default process group has not been initialized"):
-        ember.distributed.get_rank()
-    with pytest.raises(ValueError, match="Default process group has not been initialized"):
-        DistributedDataParallel(ember.nn.Linear(1, 1))
-    with pytest.raises(RuntimeError, match="no process-group backend"):
-        ember.distributed.init_process_group("gloo")
 
 
 def _scaler_step(scaler, grad_value):

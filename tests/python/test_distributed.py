@@ -263,6 +263,13 @@ def test_ddp_matches_one_process(world, model, optim, variant):
     assert out.count(" ok, max diff") == world
 
 
+@pytest.mark.parametrize("world", [2, 3])
+def test_sync_batch_norm_matches_one_process(world):
+    rc, out, _ = launch(world, "syncbn")
+    assert rc == 0, out
+    assert out.count("syncbn ok") == world
+
+
 def test_ddp_unused_parameter_without_find_unused_is_pytorchs_error():
     rc, out, _ = launch(2, "ddp_errors")
     assert rc == 0, out

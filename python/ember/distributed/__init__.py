@@ -6,6 +6,9 @@ new_group. Launch a job with `python -m ember.distributed.run` (or `ember-run`),
 nn.parallel.DistributedDataParallel and utils.data.DistributedSampler build on this.
 """
 
+import enum
+import os
+
 from ember._C import _distributed as _D
 from ember.distributed.distributed_c10d import *  # noqa: F403
 from ember.distributed.distributed_c10d import _NO_GROUP  # noqa: F401
@@ -30,6 +33,38 @@ class DistStoreError(DistError):
     pass
 
 
+class DistNetworkError(DistError):
+    pass
+
+
+class QueueEmptyError(DistError):
+    pass
+
+
+class DebugLevel(enum.Enum):
+    """TORCH_DISTRIBUTED_DEBUG's levels; ember checks collectives' shapes at every level."""
+
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+
+_debug_level = DebugLevel.OFF
+
+
+def get_debug_level() -> DebugLevel:
+    return _debug_level
+
+
+def set_debug_level(level: DebugLevel) -> None:
+    global _debug_level
+    _debug_level = level
+
+
+def set_debug_level_from_env() -> None:
+    set_debug_level(DebugLevel[os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()])
+
+
 def is_available() -> bool:
     """True: ember is built with Gloo."""
     return _D.gloo_available()
@@ -37,13 +72,19 @@ def is_available() -> bool:
 
 __all__ = [
     *_c10d_all,
+    "DebugLevel",
     "DistBackendError",
     "DistError",
+    "DistNetworkError",
     "DistStoreError",
+    "QueueEmptyError",
     "FileStore",
     "HashStore",
     "PrefixStore",
     "Store",
     "TCPStore",
+    "get_debug_level",
     "is_available",
+    "set_debug_level",
+    "set_debug_level_from_env",
 ]

@@ -29,6 +29,7 @@ __all__ = [
     "all_gather_into_tensor",
     "all_gather_object",
     "all_reduce",
+    "all_reduce_coalesced",
     "all_to_all",
     "all_to_all_single",
     "barrier",
@@ -39,29 +40,39 @@ __all__ = [
     "gather",
     "gather_object",
     "get_backend",
+    "get_default_backend_for_device",
     "get_global_rank",
     "get_group_rank",
+    "get_node_local_rank",
+    "get_pg_count",
     "get_process_group_ranks",
     "get_rank",
     "get_world_size",
     "group",
     "init_process_group",
     "irecv",
+    "is_backend_available",
     "is_gloo_available",
     "is_initialized",
     "is_mpi_available",
     "is_nccl_available",
     "is_torchelastic_launched",
+    "is_ucc_available",
+    "is_xccl_available",
     "isend",
     "monitored_barrier",
     "new_group",
+    "new_subgroups",
     "recv",
+    "recv_object_list",
     "reduce",
     "reduce_scatter",
     "reduce_scatter_tensor",
     "scatter",
     "scatter_object_list",
     "send",
+    "send_object_list",
+    "supports_complex",
 ]
 
 ReduceOp = _D.ReduceOp
@@ -137,6 +148,51 @@ def is_nccl_available() -> bool:
 
 def is_mpi_available() -> bool:
     return False
+
+
+def is_ucc_available() -> bool:
+    return False
+
+
+def is_xccl_available() -> bool:
+    return False
+
+
+def is_backend_available(backend: str) -> bool:
+    return str(backend).lower() == Backend.GLOO
+
+
+def get_default_backend_for_device(device) -> str:
+    kind = device if isinstance(device, str) else device.type
+    kind = kind.split(":")[0]
+    if kind == "cpu":
+        return Backend.GLOO
+    raise RuntimeError(
+        f"ember.distributed has no backend for {kind} tensors (it has gloo, for CPU)"
+    )
+
+
+def supports_complex(reduceOp) -> bool:  # noqa: N803 (PyTorch's name)
+    """Whether complex tensors can be reduced with this op (ember also allows PRODUCT)."""
+    return reduceOp not in (ReduceOp.MIN, ReduceOp.MAX, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
+
+
+def get_node_local_rank(fallback_rank=None) -> int:
+    """This process's rank on its machine: LOCAL_RANK from the launcher, else fallback_rank."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError(
+        "LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+        "`get_node_local_rank` to work, assuming you are not running in a multi-device context "
+        "and want the code to run locally instead."
+    )
+
+
+def get_pg_count() -> int:
+    """The number of process groups made (the default one included)."""
+    return len(_state.ranks)
 
 
 def is_torchelastic_launched() -> bool:
@@ -263,6 +319,26 @@ def destroy_process_group(group=None) -> None:
         return
     _state.ranks.pop(group, None)
     _state.backend.pop(group, None)
+
+
+def new_subgroups(
+    group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None
+):
+    """Splits the world into groups of group_size consecutive ranks (every rank makes them all);
+    returns (this rank's subgroup, all the subgroups)."""
+    world = _default("new_subgroups").size()
+    if group_size is None:
+        raise ValueError("new_subgroups: ember needs group_size (it has no devices to count)")
+    if group_size <= 0 or world % group_size:
+        raise ValueError(f"The world size ({world}) must be divisible by group_size={group_size}")
+    subgroups, mine = [], None
+    for start in range(0, world, group_size):
+        ranks = list(range(start, start + group_size))
+        pg = new_group(ranks, timeout=timeout, backend=backend)
+        subgroups.append(pg)
+        if get_rank() in ranks:
+            mine = pg
+    return mine, subgroups
 
 
 def new_group(
@@ -410,6 +486,21 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     root = _to_group_rank(pg, dst, group_dst, "reduce", "dst")
     return _finish(pg.reduce(tensor, root, op), async_op)
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce of a list of tensors of one dtype, as one flat tensor."""
+    _check_list(tensors, "all_reduce_coalesced", "tensors")
+    pg = _group(group, "all_reduce_coalesced")
+    if pg is None or not tensors:
+        return None
+    flat = ember.cat([t.reshape(-1) for t in tensors])
+    pg.allreduce(flat, op).wait()
+    offset = 0
+    for t in tensors:
+        t.copy_(flat[offset : offset + t.numel()].view(t.shape))
+        offset += t.numel()
+    return _CompletedWork() if async_op else None
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -631,6 +722,36 @@ def all_gather_object(object_list, obj, group=None):
     pg.allgather_into_tensor(out, padded).wait()
     for i in range(n):
         object_list[i] = _from_tensor(out[i * longest : (i + 1) * longest], int(sizes[i]))
+
+
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
+    """Sends picklable objects to dst (recv_object_list there fills a list of the same length)."""
+    pg = _group(group, "send_object_list")
+    if pg is None:
+        return
+    peer = _to_group_rank(pg, dst, group_dst, "send_object_list", "dst")
+    data = _to_tensor(list(object_list))
+    pg.send(ember.tensor([data.numel()], dtype=ember.int64), peer, 0).wait()
+    pg.send(data, peer, 0).wait()
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Fills object_list with what send_object_list sent; returns the sender's rank."""
+    pg = _group(group, "recv_object_list")
+    if pg is None:
+        return -1
+    size = ember.zeros(1, dtype=ember.int64)
+    if src is None and group_src is None:
+        work = pg.recv(size, -1, 0)
+        work.wait()
+        peer = work._source_rank()
+    else:
+        peer = _to_group_rank(pg, src, group_src, "recv_object_list", "src")
+        pg.recv(size, peer, 0).wait()
+    data = ember.zeros(int(size[0]), dtype=ember.uint8)
+    pg.recv(data, peer, 0).wait()
+    object_list[:] = _from_tensor(data, int(size[0]))
+    return _state.ranks[pg][peer]
 
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):

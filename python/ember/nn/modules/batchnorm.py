@@ -5,6 +5,7 @@ running-stat updates are the C++ batch_norm op; _NormBase is shared with Instanc
 from __future__ import annotations
 
 import ember
+from ember.autograd.function import Function
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.lazy import LazyModuleMixin
@@ -203,10 +204,13 @@ class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch norm whose statistics would span the processes of a distributed group. Without an
-    initialised process group (ember.distributed has no collectives yet) the batch is this
-    process's, exactly as PyTorch computes it outside distributed training; with one, forward
-    raises. convert_sync_batchnorm swaps a model's BatchNorm layers for it, as DDP scripts do."""
+    """Batch norm whose statistics span the processes of a distributed group: in training, with
+    an initialised process group of more than one rank, the mean and variance are those of every
+    rank's batch together (two all-reduces: the sums and counts, then the squared deviations
+    from the global mean, which keeps the variance as exact as one process's), and backward
+    all-reduces the two per-channel sums the input gradient needs, as PyTorch's does. Otherwise
+    it is BatchNorm. convert_sync_batchnorm swaps a model's BatchNorm layers for it, as DDP
+    scripts do."""
 
     def __init__(
         self,
@@ -233,12 +237,26 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         import ember.distributed as dist
 
-        if self.training and dist.is_available() and dist.is_initialized():
-            raise NotImplementedError(
-                "SyncBatchNorm across processes needs ember.distributed's collectives, which "
-                "ember does not have yet"
-            )
-        return super().forward(input)
+        self._check_input_dim(input)
+        group = self.process_group
+        if not (self.training and dist.is_initialized() and dist.get_world_size(group) > 1):
+            return super().forward(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        track = self.track_running_stats and self.running_mean is not None
+        if track and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked)
+        return _SyncBatchNorm.apply(
+            input,
+            self.weight,
+            self.bias,
+            self.running_mean if track else None,
+            self.running_var if track else None,
+            self.eps,
+            factor,
+            group,
+        )
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
@@ -266,3 +284,59 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return out
+
+
+class _SyncBatchNorm(Function):
+    """Batch norm over the batches of every rank of `group` (SyncBatchNorm.forward)."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum, group):
+        import ember.distributed as dist
+
+        channels = input.size(1)
+        dims = [0, *range(2, input.dim())]
+        shape = [1, channels] + [1] * (input.dim() - 2)
+        x = input.detach()
+        sums = ember.cat([x.sum(dims), ember.tensor([x.numel() / channels], dtype=x.dtype)])
+        dist.all_reduce(sums, group=group)
+        count = sums[channels].item()
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{list(input.shape)} across the group"
+            )
+        mean = sums[:channels] / count
+        centered = x - mean.view(shape)
+        sq = (centered * centered).sum(dims)
+        dist.all_reduce(sq, group=group)
+        var = sq / count
+        invstd = (var + eps).rsqrt()
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
+            running_var.mul_(1 - momentum).add_(var * (count / (count - 1)), alpha=momentum)
+        xhat = centered * invstd.view(shape)
+        out = xhat if weight is None else xhat * weight.detach().view(shape)
+        if bias is not None:
+            out = out + bias.detach().view(shape)
+        ctx.save_for_backward(xhat, invstd, weight)
+        ctx.count, ctx.group, ctx.dims, ctx.shape = count, group, dims, shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        import ember.distributed as dist
+
+        xhat, invstd, weight = ctx.saved_tensors
+        dims, shape, channels = ctx.dims, ctx.shape, xhat.size(1)
+        sum_dy = grad_out.sum(dims)
+        sum_dy_xhat = (grad_out * xhat).sum(dims)
+        # This rank's parameter gradients; DDP averages them across ranks.
+        grad_weight = sum_dy_xhat if weight is not None else None
+        grad_bias = sum_dy if ctx.needs_input_grad[2] else None
+        both = ember.cat([sum_dy, sum_dy_xhat])
+        dist.all_reduce(both, group=ctx.group)
+        scale = invstd if weight is None else invstd * weight
+        mean_dy = (both[:channels] / ctx.count).view(shape)
+        mean_dy_xhat = (both[channels:] / ctx.count).view(shape)
+        grad_input = scale.view(shape) * (grad_out - mean_dy - xhat * mean_dy_xhat)
+        return grad_input, grad_weight, grad_bias, None, None, None, None, None

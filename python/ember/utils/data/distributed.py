@@ -2,7 +2,7 @@
 reshuffled each epoch by set_epoch, as torch.utils.data.distributed.DistributedSampler.
 
 The replicas and the rank may be given directly; without them the sampler asks the default
-process group, which ember cannot start yet (ember.distributed), so it raises. The shuffled
+process group (ember.distributed), and raises when there is none. The shuffled
 order comes from ember's generator seeded with seed + epoch: the same on every rank (what the
 sampler needs), but not PyTorch's permutation for the same seed.
 """

@@ -6,8 +6,8 @@
 //   build/dev/examples/cpp/fashion_mnist --resume        # continues with epochs 2 and 3
 //
 // Data-parallel on two processes (the launcher sets RANK, WORLD_SIZE, MASTER_ADDR/PORT):
-//   python -m ember.distributed.run --standalone --nproc-per-node 2 --no-python \
-//       build/dev/examples/cpp/fashion_mnist
+//   python -m ember.distributed.run --standalone --nproc-per-node 2 --no-python
+//       build/dev/examples/cpp/fashion_mnist   (one line)
 //
 // The data: Debian's dataset-fashion-mnist (apt-get install dataset-fashion-mnist) or any folder
 // with the four IDX files (--data-dir).
@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
   const fashion_mnist::Config cfg = parse_args(argc, argv);
   try {
     const fashion_mnist::Result r = fashion_mnist::train(cfg);
+    if (r.rank != 0) return 0;
     std::printf("\n  epoch  train loss  train acc  test loss  test acc  train s  img/s\n");
     for (const auto& e : r.history)
       std::printf("  %5lld  %10.4f  %8.2f%%  %9.4f  %7.2f%%  %7.1f  %5.0f\n", (long long)e.epoch,

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -76,6 +76,7 @@ struct Result {
   std::vector<EpochStats> history;  // every epoch, those before a resume included
   double seconds = 0;               // this run's wall time, loading included
   double peak_rss_mib = 0;
+  int rank = 0;  // in a data-parallel run, only rank 0 reports
 };
 
 // Images as the model sees them: float32 [N, 1, 28, 28], scaled to [0, 1] and normalised, once
@@ -250,8 +251,8 @@ inline Result train(const Config& cfg) {
     group = ember::distributed::init_process_group_from_env();
     rank = group->rank();
     world = group->size();
-    EMBER_CHECK_VALUE(cfg.batch_size % world == 0, "[fashion_mnist] --batch-size ",
-                      cfg.batch_size, " must divide by the ", world, " ranks");
+    EMBER_CHECK_VALUE(cfg.batch_size % world == 0, "[fashion_mnist] --batch-size ", cfg.batch_size,
+                      " must divide by the ", world, " ranks");
   }
   Config run_cfg = cfg;  // what this rank does: only rank 0 prints and writes checkpoints
   run_cfg.verbose = cfg.verbose && rank == 0;
@@ -286,6 +287,7 @@ inline Result train(const Config& cfg) {
   ember::optim::StepLR scheduler(optimizer, /*step_size=*/1, /*gamma=*/0.7);
 
   Result result;
+  result.rank = rank;
   int64_t done = 0;
   if (c.resume && !c.checkpoint.empty() && std::filesystem::exists(c.checkpoint)) {
     done = load_checkpoint(c.checkpoint, *model, optimizer, cfg, result.history);
@@ -305,8 +307,10 @@ inline Result train(const Config& cfg) {
   for (int64_t epoch = done + 1; epoch <= c.epochs; ++epoch) {
     model->train();
     // This rank's share of the epoch's order: every world-th image from the rank-th.
-    const Tensor order =
-        epoch_order(n, c.seed, epoch).narrow(0, 0, share * world).view({share, world}).select(1, rank);
+    const Tensor order = epoch_order(n, c.seed, epoch)
+                             .narrow(0, 0, share * world)
+                             .view({share, world})
+                             .select(1, rank);
     Progress progress(c, epoch, batches);
     const auto t_epoch = std::chrono::steady_clock::now();
     double loss_sum = 0;

@@ -55,7 +55,7 @@ TEST(DistributedStore, TcpStoreServesClients) {
 template <class F>
 void run_ranks(int world, F fn) {
   auto store = std::make_shared<dist::HashStore>(milliseconds(20000));
-  std::vector<std::string> errors(size_t(world));
+  std::vector<std::string> errors(static_cast<size_t>(world));
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r) {
     threads.emplace_back([&, r] {
@@ -86,7 +86,7 @@ TEST(Distributed, CollectivesGiveHandCheckedValues) {
     g->broadcast(b, 2)->wait();
     EXPECT_EQ(b.to_vector<double>(), (std::vector<double>{2, 2}));
     Tensor gathered = zeros({3}, TensorOptions(kFloat64));
-    g->allgather_into_tensor(gathered, tensor({r}))->wait();
+    g->allgather_into_tensor(gathered, tensor({r}, TensorOptions(kFloat64)))->wait();
     EXPECT_EQ(gathered.to_vector<double>(), (std::vector<double>{0, 1, 2}));
     // A mismatched shape is an error on every rank, and the group still works afterwards.
     EXPECT_THROW(g->allreduce(zeros({int64_t(r) + 1}), dist::ReduceOp::Sum)->wait(), Error);

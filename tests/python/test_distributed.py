@@ -22,13 +22,12 @@ import ember.distributed as dist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "distributed_worker.py")
-PYTHONPATH = os.pathsep.join(
-    p for p in [os.path.join(HERE, "..", "..", "python"), os.environ.get("PYTHONPATH", "")] if p
-)
+# Workers inherit the environment: they import the same ember as this process (the installed
+# package under scripts/test.sh, the source tree with PYTHONPATH=python in development).
 
 
 def _env(**extra):
-    env = dict(os.environ, PYTHONPATH=PYTHONPATH)
+    env = dict(os.environ)
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
@@ -175,7 +174,7 @@ def test_without_a_process_group():
     code = "import ember.distributed as d; d.init_process_group('gloo')"
     p = subprocess.run(
         [sys.executable, "-c", code],
-        env=dict(env, PYTHONPATH=PYTHONPATH),
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,

@@ -101,6 +101,44 @@ def test_limit_and_resume_refuses_other_flags(example, small_root, tmp_path):
         )
 
 
+def test_data_parallel_run_follows_the_one_process_run(small_root, tmp_path):
+    """--nproc 2: two ranks under the launcher, each with half of every batch. Batch norm sees
+    16 images per rank instead of 32, so the numbers are close to one process's, not equal."""
+    import subprocess
+    import sys
+
+    runs = {}
+    for nproc in (1, 2):
+        out = subprocess.run(
+            [
+                sys.executable,
+                str(EXAMPLE),
+                "--data-dir",
+                small_root,
+                "--plot",
+                "",
+                "--epochs",
+                "2",
+                "--out-dir",
+                str(tmp_path / str(nproc)),
+                "--nproc",
+                str(nproc),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert out.stdout.count("final test accuracy") == 1, out.stdout  # rank 0 only
+        runs[nproc] = ember.load(str(tmp_path / str(nproc) / "fashion_mnist.ckpt.safetensors"))
+    assert runs[2]["epoch"] == 2
+    one, two = runs[1]["history"], runs[2]["history"]
+    assert two["train_loss"][1] < two["train_loss"][0]
+    assert abs(two["train_loss"][0] - one["train_loss"][0]) < 0.1, (one, two)
+    # the checkpoint holds the unwrapped model: its keys load into one process's model
+    assert set(runs[2]["model"]) == set(runs[1]["model"])
+
+
 @pytest.mark.skipif(os.environ.get("EMBER_SLOW_TESTS") != "1", reason="EMBER_SLOW_TESTS=1 runs it")
 def test_default_run_reaches_91_percent(example, tmp_path):
     history = example.main(["--out-dir", str(tmp_path), "--plot", ""], out=io.StringIO())

@@ -670,7 +670,8 @@ class ProcessGroupGloo final : public ProcessGroup {
   void check_signature(const Task& task, uint32_t tag) {
     if (size_ == 1 || !options_.check_signatures) return;
     uint64_t name_hash = 1469598103934665603ull;  // FNV-1a: the same on every build
-    for (const char* c = task.name; *c; ++c) name_hash = (name_hash ^ uint8_t(*c)) * 1099511628211ull;
+    for (const char* c = task.name; *c; ++c)
+      name_hash = (name_hash ^ uint8_t(*c)) * 1099511628211ull;
     const uint64_t mine[4] = {name_hash, uint64_t(task.sig.dtype), uint64_t(task.sig.numel),
                               uint64_t(task.sig.extra)};
     std::vector<uint64_t> all(4 * size_t(size_));

@@ -306,15 +306,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     return enqueue("all_reduce", {t.dtype(), t.numel(), int(op)}, {t},
                    [this, t, op, fn](uint32_t tag) mutable {
                      Tensor c = t.contiguous();
-                     if (size_ > 1 && c.numel() > 0) {
-                       gloo::AllreduceOptions opts(context_);
-                       with_element(c.element_size(), [&]<class E>() {
-                         opts.setOutput<E>(static_cast<E*>(c.data_ptr()), size_t(c.numel()));
-                       });
-                       opts.setReduceFunction(fn);
-                       opts.setTag(tag);
-                       gloo::allreduce(opts);
-                     }
+                     reduce_all(c, fn, tag);
                      if (op == ReduceOp::Avg) divide(c, size_);
                      write_back(t, c);
                    });
@@ -372,11 +364,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                      Tensor flat =
                          empty({int64_t(size_) * input.numel()}, TensorOptions(input.dtype()));
                      gather_all(flat, input.contiguous(), tag);
-                     NoGradGuard no_grad;
-                     for (int r = 0; r < size_; ++r) {
-                       outputs[size_t(r)].copy_(
-                           flat.narrow(0, r * input.numel(), input.numel()).view(input.sizes()));
-                     }
+                     split_into(outputs, flat, input);
                    });
   }
 
@@ -398,49 +386,31 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> gather(TensorList outputs, Tensor input, int root) override {
     check_tensor(input, "gather");
     check_rank(root, "gather", "dst");
-    if (rank_ == root) {
-      EMBER_CHECK_VALUE(int(outputs.size()) == size_, "[gather] expected ", size_,
-                        " tensors in gather_list on the destination rank, got ", outputs.size());
-      for (auto& o : outputs) check_like(o, input, "gather");
-    } else {
-      EMBER_CHECK_VALUE(outputs.empty(),
-                        "[gather] gather_list must be given on the destination rank only");
-    }
-    return enqueue(
-        "gather", {input.dtype(), input.numel(), root}, outputs,
-        [this, outputs, input, root](uint32_t tag) mutable {
-          Tensor in = input.contiguous();
-          Tensor flat;
-          gloo::GatherOptions opts(context_);
-          with_element(in.element_size(), [&]<class E>() {
-            opts.setInput<E>(static_cast<E*>(in.data_ptr()), size_t(in.numel()));
-            if (rank_ == root) {
-              flat = empty({int64_t(size_) * in.numel()}, TensorOptions(in.dtype()));
-              opts.setOutput<E>(static_cast<E*>(flat.data_ptr()), size_t(flat.numel()));
-            }
-          });
-          opts.setRoot(root);
-          opts.setTag(tag);
-          if (in.numel() > 0) gloo::gather(opts);
-          if (rank_ != root) return;
-          NoGradGuard no_grad;
-          for (int r = 0; r < size_; ++r) {
-            outputs[size_t(r)].copy_(flat.narrow(0, r * in.numel(), in.numel()).view(in.sizes()));
-          }
-        });
+    check_root_list(outputs, input, root, "gather", "gather_list", "destination");
+    return enqueue("gather", {input.dtype(), input.numel(), root}, outputs,
+                   [this, outputs, input, root](uint32_t tag) mutable {
+                     Tensor in = input.contiguous();
+                     Tensor flat;
+                     gloo::GatherOptions opts(context_);
+                     with_element(in.element_size(), [&]<class E>() {
+                       opts.setInput<E>(static_cast<E*>(in.data_ptr()), size_t(in.numel()));
+                       if (rank_ == root) {
+                         flat = empty({int64_t(size_) * in.numel()}, TensorOptions(in.dtype()));
+                         opts.setOutput<E>(static_cast<E*>(flat.data_ptr()), size_t(flat.numel()));
+                       }
+                     });
+                     opts.setRoot(root);
+                     opts.setTag(tag);
+                     if (in.numel() > 0) gloo::gather(opts);
+                     if (rank_ != root) return;
+                     split_into(outputs, flat, in);
+                   });
   }
 
   std::shared_ptr<Work> scatter(Tensor output, TensorList inputs, int root) override {
     check_tensor(output, "scatter");
     check_rank(root, "scatter", "src");
-    if (rank_ == root) {
-      EMBER_CHECK_VALUE(int(inputs.size()) == size_, "[scatter] expected ", size_,
-                        " tensors in scatter_list on the source rank, got ", inputs.size());
-      for (auto& i : inputs) check_like(i, output, "scatter");
-    } else {
-      EMBER_CHECK_VALUE(inputs.empty(),
-                        "[scatter] scatter_list must be given on the source rank only");
-    }
+    check_root_list(inputs, output, root, "scatter", "scatter_list", "source");
     return enqueue("scatter", {output.dtype(), output.numel(), root}, {output},
                    [this, output, inputs, root](uint32_t tag) mutable {
                      Tensor out = output.contiguous();
@@ -477,15 +447,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     return enqueue("reduce_scatter_tensor", {output.dtype(), output.numel(), int(op)}, {output},
                    [this, output, input, op, fn](uint32_t tag) mutable {
                      Tensor c = clone(input.contiguous());
-                     if (size_ > 1 && c.numel() > 0) {
-                       gloo::AllreduceOptions opts(context_);
-                       with_element(c.element_size(), [&]<class E>() {
-                         opts.setOutput<E>(static_cast<E*>(c.data_ptr()), size_t(c.numel()));
-                       });
-                       opts.setReduceFunction(fn);
-                       opts.setTag(tag);
-                       gloo::allreduce(opts);
-                     }
+                     reduce_all(c, fn, tag);
                      Tensor mine =
                          c.reshape({-1}).narrow(0, rank_ * output.numel(), output.numel());
                      if (op == ReduceOp::Avg) divide(mine, size_);
@@ -777,6 +739,22 @@ class ProcessGroupGloo final : public ProcessGroup {
                       "] every tensor must match the input's shape ", like.sizes(), " and dtype ",
                       like.dtype(), ", got ", t.sizes(), " and ", t.dtype());
   }
+  // gather's and scatter's list: world-size tensors like `like` on the root, none elsewhere.
+  void check_root_list(const TensorList& list,
+                       const Tensor& like,
+                       int root,
+                       const char* op,
+                       const char* name,
+                       const char* role) const {
+    if (rank_ == root) {
+      EMBER_CHECK_VALUE(int(list.size()) == size_, "[", op, "] expected ", size_, " tensors in ",
+                        name, " on the ", role, " rank, got ", list.size());
+      for (auto& t : list) check_like(t, like, op);
+    } else {
+      EMBER_CHECK_VALUE(list.empty(), "[", op, "] ", name, " must be given on the ", role,
+                        " rank only");
+    }
+  }
   void check_rank(int r, const char* op, const char* what) const {
     EMBER_CHECK_VALUE(r >= 0 && r < size_, "[", op, "] ", what, " rank ", r,
                       " is not in the group (size ", size_, ")");
@@ -790,6 +768,24 @@ class ProcessGroupGloo final : public ProcessGroup {
     if (c.is_same(t)) return;
     NoGradGuard no_grad;
     t.copy_(c);
+  }
+  // Gloo's ring all-reduce of a contiguous tensor, in place.
+  void reduce_all(Tensor& c, const Func& fn, uint32_t tag) {
+    if (size_ == 1 || c.numel() == 0) return;
+    gloo::AllreduceOptions opts(context_);
+    with_element(c.element_size(), [&]<class E>() {
+      opts.setOutput<E>(static_cast<E*>(c.data_ptr()), size_t(c.numel()));
+    });
+    opts.setReduceFunction(fn);
+    opts.setTag(tag);
+    gloo::allreduce(opts);
+  }
+  // The world-size chunks of `flat` into `outputs`, each shaped like `like`.
+  void split_into(TensorList& outputs, const Tensor& flat, const Tensor& like) {
+    NoGradGuard no_grad;
+    for (int r = 0; r < size_; ++r) {
+      outputs[size_t(r)].copy_(flat.narrow(0, r * like.numel(), like.numel()).view(like.sizes()));
+    }
   }
   void gather_all(Tensor& flat, const Tensor& in, uint32_t tag) {
     if (size_ == 1 || in.numel() == 0) {

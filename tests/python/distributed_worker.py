@@ -311,6 +311,43 @@ def ddp_errors():
     print(f"rank {dist.get_rank()}: ddp errors ok")
 
 
+def join():
+    """Uneven inputs: rank r has 3 + 2r batches. With join(), the ranks that run out shadow the
+    others; the result is one process applying, at step t, the sum of the gradients of the ranks
+    still training divided by the world size, and every rank ends with that model."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+
+    def batch(r, t):
+        g = torch.Generator().manual_seed(100 * r + t)
+        return torch.randn(4, 6, generator=g), torch.randn(4, 2, generator=g)
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 2))
+    reference = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 2))
+    reference.load_state_dict(model.state_dict())
+    ddp_model = DDP(model)
+    opt = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
+    with ddp_model.join():
+        for t in range(3 + 2 * rank):
+            x, y = batch(rank, t)
+            opt.zero_grad()
+            F.mse_loss(ddp_model(x), y).backward()
+            opt.step()
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for t in range(3 + 2 * (world - 1)):
+        ref_opt.zero_grad()
+        for r in range(world):
+            if t < 3 + 2 * r:
+                x, y = batch(r, t)
+                (F.mse_loss(reference(x), y) / world).backward()
+        ref_opt.step()
+    worst = max(
+        (p - q).abs().max().item() for p, q in zip(model.parameters(), reference.parameters())
+    )
+    assert worst < 1e-6, worst
+    print(f"rank {rank}: join ok, max diff {worst:.1e}")
+
+
 def syncbn():
     """SyncBatchNorm on each rank's rows against BatchNorm on all rows in one process: outputs,
     input gradients, summed parameter gradients and running statistics."""
@@ -388,6 +425,8 @@ def main():
         collectives()
     elif mode == "ddp":
         ddp(*sys.argv[2:5])
+    elif mode == "join":
+        join()
     elif mode == "syncbn":
         syncbn()
     elif mode == "ddp_errors":

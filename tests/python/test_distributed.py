@@ -263,6 +263,13 @@ def test_ddp_matches_one_process(world, model, optim, variant):
 
 
 @pytest.mark.parametrize("world", [2, 3])
+def test_ddp_join_with_uneven_inputs(world):
+    rc, out, _ = launch(world, "join")
+    assert rc == 0, out
+    assert out.count("join ok") == world
+
+
+@pytest.mark.parametrize("world", [2, 3])
 def test_sync_batch_norm_matches_one_process(world):
     rc, out, _ = launch(world, "syncbn")
     assert rc == 0, out

@@ -38,6 +38,14 @@ def _tensors_in(obj, out):
     return out
 
 
+def _join_count(pg, training, syncing):
+    """join()'s count, one all-reduce per iteration: how many ranks still train, and how many
+    of those will average gradients this iteration (not under no_sync or no_grad)."""
+    flag = ember.tensor([float(training), float(syncing)])
+    pg.allreduce(flag, _D.ReduceOp.SUM).wait()
+    return flag.tolist()
+
+
 class DistributedDataParallel(Module):
     def __init__(
         self,
@@ -98,6 +106,9 @@ class DistributedDataParallel(Module):
         state += [b.detach() for b in module.buffers()]
         if state:
             _D.broadcast_coalesced(pg, state, 0)
+        self._trainable = params
+        self._joining = False
+        self._join_steps = 0
         self.reducer = _D.Reducer(
             params,
             pg,
@@ -109,6 +120,10 @@ class DistributedDataParallel(Module):
         )
 
     def forward(self, *inputs, **kwargs):
+        if self._joining:  # inside join(): count the ranks still training (shadowed below)
+            sync = ember.is_grad_enabled() and self.require_backward_grad_sync
+            _join_count(self.process_group, 1, sync)
+            self._join_steps += 1
         if self.broadcast_buffers and self.require_forward_param_sync:
             buffers = [b.detach() for b in self.module.buffers()]
             if buffers and self.process_group.size() > 1:
@@ -134,13 +149,59 @@ class DistributedDataParallel(Module):
     def _set_static_graph(self):
         self.static_graph = True
 
+    @contextlib.contextmanager
     def join(
         self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False
     ):
-        raise NotImplementedError(
-            "DistributedDataParallel.join (uneven inputs) is not supported by ember; give every "
-            "rank the same number of batches (DistributedSampler with drop_last=True does)"
-        )
+        """Training with uneven inputs: a rank whose data ran out leaves the `with` block and
+        then shadows the others' collectives with zeros (the forward's buffer broadcast, each
+        gradient bucket, the unused-parameter bitmap) until every rank has left. Gradients are
+        averaged over the initial world size, the joined ranks counting as zeros. At the end,
+        every rank takes the model of the rank that trained longest."""
+        if not enable:
+            yield
+            return
+        if not divide_by_initial_world_size or throw_on_early_termination:
+            raise NotImplementedError(
+                "DistributedDataParallel.join: ember supports divide_by_initial_world_size=True "
+                "and throw_on_early_termination=False only"
+            )
+        self._joining = True
+        self._join_steps = 0
+        try:
+            yield
+        finally:
+            self._joining = False
+        pg = self.process_group
+        trainable = self._trainable
+        buckets = [
+            ember.zeros(sum(trainable[i].numel() for i in b), dtype=trainable[b[0]].dtype)
+            for b in self.reducer.bucket_indices()
+        ]
+        while True:
+            training, syncing = _join_count(pg, 0, 0)
+            if training == 0:
+                break
+            if self.broadcast_buffers and self.require_forward_param_sync:
+                buffers = [b.detach() for b in self.module.buffers()]
+                if buffers and pg.size() > 1:
+                    _D.broadcast_coalesced(pg, buffers, 0)
+            if syncing == 0:
+                continue
+            for flat in buckets:
+                pg.allreduce(flat.zero_(), _D.ReduceOp.AVG).wait()
+            if self.find_unused_parameters:
+                used = ember.zeros(len(trainable), dtype=ember.int32)
+                pg.allreduce(used, _D.ReduceOp.MAX).wait()
+        # Everyone ends with the model of the rank that trained longest (the highest such rank).
+        steps = ember.zeros(pg.size())
+        steps[pg.rank()] = float(self._join_steps)
+        pg.allreduce(steps, _D.ReduceOp.SUM).wait()
+        most = steps.max().item()
+        last = max(r for r in range(pg.size()) if steps[r].item() == most)
+        state = [p.detach() for p in self.module.parameters()]
+        state += [b.detach() for b in self.module.buffers()]
+        _D.broadcast_coalesced(pg, state, last)
 
     def register_comm_hook(self, state, hook):
         raise NotImplementedError(

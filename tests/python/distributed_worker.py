@@ -20,20 +20,34 @@ import ember.nn as nn
 import ember.nn.functional as F
 from ember.nn.parallel import DistributedDataParallel as DDP
 
-DTYPES = [torch.float32, torch.float64, torch.int64, torch.int32, torch.bfloat16, torch.complex64]
+DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.complex64,
+    torch.complex128,
+]
+SMALL_INTS = (torch.int16, torch.int8, torch.uint8)  # a product of 3 ranks' values overflows
 
 
 def value(rank, n, dtype):
     """Rank r's test data: r + 1 + i/8 (small integers for the integer dtypes)."""
-    x = np.arange(n) % 5 + rank + 1 + (0 if dtype in (torch.int64, torch.int32) else 0.125)
+    integral = not (dtype.is_floating_point or dtype.is_complex)
+    x = np.arange(n) % 5 + rank + 1 + (0 if integral else 0.125)
     t = torch.tensor(x).to(dtype)
-    if dtype == torch.complex64:
+    if dtype.is_complex:
         t = t + 1j * torch.tensor(x).to(dtype)
     return t
 
 
 def close(a, b, dtype):
-    tol = 1e-2 if dtype == torch.bfloat16 else 1e-5
+    tol = 1e-2 if dtype in (torch.bfloat16, torch.float16) else 1e-5
     an, bn = a.to(torch.complex128).numpy(), b.to(torch.complex128).numpy()
     assert np.allclose(an, bn, rtol=tol, atol=tol), (dtype, an, bn)
 
@@ -44,8 +58,9 @@ def collectives():
     for dtype in DTYPES:
         everyone = [value(r, n, dtype) for r in range(world)]
         ops = [(dist.ReduceOp.SUM, lambda xs: sum(xs[1:], xs[0]))]
-        ops.append((dist.ReduceOp.PRODUCT, lambda xs: np.prod(np.stack(xs), axis=0)))
-        if dtype != torch.complex64:
+        if dtype not in SMALL_INTS:
+            ops.append((dist.ReduceOp.PRODUCT, lambda xs: np.prod(np.stack(xs), axis=0)))
+        if not dtype.is_complex:
             ops.append((dist.ReduceOp.MIN, lambda xs: np.min(np.stack(xs), axis=0)))
             ops.append((dist.ReduceOp.MAX, lambda xs: np.max(np.stack(xs), axis=0)))
         if dtype.is_floating_point or dtype.is_complex:
@@ -164,7 +179,8 @@ def collectives():
     dist.all_reduce_coalesced(ts)
     total = world * (world - 1) / 2
     assert ts[0].tolist() == [total] * 2 and ts[1].tolist() == [2 * total] * 3
-    assert dist.get_node_local_rank() == rank and dist.get_pg_count() == 1
+    assert dist.get_node_local_rank() == int(os.environ["LOCAL_RANK"])
+    assert dist.get_pg_count() == 1
     # a subgroup of ranks 0 and 1 (every rank calls new_group)
     sub = dist.new_group([0, 1])
     if rank < 2:

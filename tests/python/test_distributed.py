@@ -387,3 +387,30 @@ def test_launcher_arguments():
     assert (a.nnodes, a.node_rank, a.master_addr, a.master_port) == (2, 1, "10.0.0.1", 29500)
     with pytest.raises(SystemExit):
         parse_args(["--nnodes=2", "--node-rank=2", "x.py"])
+
+
+def test_two_nodes_static_rendezvous():
+    """Two launchers, as on two machines (--nnodes 2, each its --node-rank), one job of 4 ranks."""
+    port = free_port()
+    cmds = [
+        [
+            sys.executable,
+            "-m",
+            "ember.distributed.run",
+            "--nnodes=2",
+            f"--node-rank={node}",
+            "--nproc-per-node=2",
+            "--master-addr=127.0.0.1",
+            f"--master-port={port}",
+            WORKER,
+            "collectives",
+        ]
+        for node in (0, 1)
+    ]
+    procs = [
+        subprocess.Popen(c, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for c in cmds
+    ]
+    outs = [p.communicate(timeout=180)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert sum(o.count("collectives ok") for o in outs) == 4

@@ -109,6 +109,8 @@ def rank_main(args):
         )
 
     if args.skip_ddp:
+        for lib in libs.values():
+            lib.distributed.destroy_process_group()
         return
     sys.path.insert(0, HERE)
     import numpy as np

@@ -18,8 +18,10 @@
 #include <netdb.h>
 #include <unistd.h>
 
+#include <array>
 #include <complex>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <type_traits>
@@ -303,13 +305,18 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_tensor(t, "all_reduce");
     Func fn = reduction(t.dtype(), op, "all_reduce");
     if (op == ReduceOp::Avg) divide_check(t, "all_reduce");
-    return enqueue("all_reduce", {t.dtype(), t.numel(), int(op)}, {t},
-                   [this, t, op, fn](uint32_t tag) mutable {
-                     Tensor c = t.contiguous();
-                     reduce_all(c, fn, tag);
-                     if (op == ReduceOp::Avg) divide(c, size_);
-                     write_back(t, c);
-                   });
+    const bool small = size_ > 1 && options_.check_signatures && t.nbytes() <= kSmallAllreduceBytes;
+    const Signature sig{t.dtype(), t.numel(), int(op), small};
+    return enqueue("all_reduce", sig, {t}, [this, t, op, fn, sig, small](uint32_t tag) mutable {
+      Tensor c = t.contiguous();
+      if (small) {
+        small_allreduce(c, sig, fn, tag);
+      } else {
+        reduce_all(c, fn, tag);
+      }
+      if (op == ReduceOp::Avg) divide(c, size_);
+      write_back(t, c);
+    });
   }
 
   std::shared_ptr<Work> broadcast(Tensor t, int root) override {
@@ -560,8 +567,11 @@ class ProcessGroupGloo final : public ProcessGroup {
   struct Signature {
     DType dtype;
     int64_t numel;
-    int64_t extra;  // root, reduce op
+    int64_t extra;               // root, reduce op
+    bool checks_itself = false;  // the collective compares signatures itself (small_allreduce)
   };
+  // All-reduces up to this size take small_allreduce's single exchange.
+  static constexpr size_t kSmallAllreduceBytes = 4096;
 
   struct Task {
     const char* name;
@@ -607,8 +617,12 @@ class ProcessGroupGloo final : public ProcessGroup {
         }
       } else {
         try {
-          check_signature(task, next_tag_++);
-          task.fn(next_tag_++);
+          // Two tags per collective on every rank, whichever path it takes: the signature
+          // exchange's and the collective's. A collective that checks itself (small_allreduce)
+          // exchanges under the first, where the other ranks' check_signature does.
+          const uint32_t check_tag = next_tag_++, op_tag = next_tag_++;
+          check_signature(task, check_tag);
+          task.fn(task.sig.checks_itself ? check_tag : op_tag);
         } catch (const ember::Error& e) {
           error = std::current_exception();
         } catch (const std::exception& e) {
@@ -630,34 +644,73 @@ class ProcessGroupGloo final : public ProcessGroup {
   // minimum and maximum was tried instead: back to back with the collective it was 5-10 times
   // slower here.)
   void check_signature(const Task& task, uint32_t tag) {
-    if (size_ == 1 || !options_.check_signatures) return;
-    uint64_t name_hash = 1469598103934665603ull;  // FNV-1a: the same on every build
-    for (const char* c = task.name; *c; ++c)
-      name_hash = (name_hash ^ uint8_t(*c)) * 1099511628211ull;
-    const uint64_t mine[4] = {name_hash, uint64_t(task.sig.dtype), uint64_t(task.sig.numel),
-                              uint64_t(task.sig.extra)};
-    std::vector<uint64_t> all(4 * size_t(size_));
+    if (size_ == 1 || !options_.check_signatures || task.sig.checks_itself) return;
+    exchange_slots(task.name, task.sig, nullptr, 0, tag);
+  }
+
+  // Every rank all-gathers a slot of the same fixed size: its header, then up to
+  // kSmallAllreduceBytes of data (small_allreduce's). One size for every collective, so that
+  // ranks that disagree on what they are doing still exchange the same number of bytes and learn
+  // it here, instead of Gloo aborting on a longer message than it expected. Fails on a mismatch;
+  // returns the slots (slot_words() words each).
+  std::vector<uint64_t> exchange_slots(
+      const char* name, const Signature& sig, const void* data, size_t nbytes, uint32_t tag) {
+    std::vector<uint64_t> mine(slot_words()), all(slot_words() * size_t(size_));
+    const auto h = header(name, sig);
+    std::copy(h.begin(), h.end(), mine.begin());
+    if (nbytes) std::memcpy(mine.data() + h.size(), data, nbytes);
     gloo::AllgatherOptions opts(context_);
-    opts.setInput<uint64_t>(const_cast<uint64_t*>(mine), 4);
+    opts.setInput<uint64_t>(mine.data(), mine.size());
     opts.setOutput<uint64_t>(all.data(), all.size());
     opts.setTag(tag);
     gloo::allgather(opts);
+    compare_headers(name, sig, all.data(), slot_words());
+    return all;
+  }
+  static constexpr size_t slot_words() { return 4 + kSmallAllreduceBytes / 8; }
+
+  // A collective's signature as the ranks compare it: a hash of its name, the dtype, the element
+  // count, the root or reduce op.
+  static std::array<uint64_t, 4> header(const char* name, const Signature& sig) {
+    uint64_t name_hash = 1469598103934665603ull;  // FNV-1a: the same on every build
+    for (const char* c = name; *c; ++c) name_hash = (name_hash ^ uint8_t(*c)) * 1099511628211ull;
+    return {name_hash, uint64_t(sig.dtype), uint64_t(sig.numel), uint64_t(sig.extra)};
+  }
+
+  // Fails, naming the first rank that differs, unless every rank's header (found every `stride`
+  // words of `all`) is this rank's.
+  void compare_headers(const char* name,
+                       const Signature& sig,
+                       const uint64_t* all,
+                       size_t stride) const {
+    const std::array<uint64_t, 4> mine = header(name, sig);
     for (int r = 0; r < size_; ++r) {
-      const uint64_t* theirs = &all[4 * size_t(r)];
-      if (std::equal(theirs, theirs + 4, mine)) continue;
-      if (theirs[0] != name_hash) {
-        EMBER_FAIL("[", task.name, "] rank ", rank_, " called ", task.name, " while rank ", r,
+      const uint64_t* theirs = all + stride * size_t(r);
+      if (std::equal(mine.begin(), mine.end(), theirs)) continue;
+      if (theirs[0] != mine[0]) {
+        EMBER_FAIL("[", name, "] rank ", rank_, " called ", name, " while rank ", r,
                    " called a different collective: every rank must call the same collectives "
                    "in the same order");
       }
       if (theirs[1] != mine[1] || theirs[2] != mine[2]) {
-        EMBER_FAIL("[", task.name, "] mismatched tensors across ranks: rank ", rank_, " has ",
-                   task.sig.numel, " elements of ", task.sig.dtype, ", rank ", r, " has ",
-                   int64_t(theirs[2]), " elements of ", DType(theirs[1]));
+        EMBER_FAIL("[", name, "] mismatched tensors across ranks: rank ", rank_, " has ", sig.numel,
+                   " elements of ", sig.dtype, ", rank ", r, " has ", int64_t(theirs[2]),
+                   " elements of ", DType(theirs[1]));
       }
-      EMBER_FAIL("[", task.name, "] ranks disagree on the root rank or reduce op: rank ", rank_,
-                 " passed ", task.sig.extra, ", rank ", r, " passed ", int64_t(theirs[3]));
+      EMBER_FAIL("[", name, "] ranks disagree on the root rank or reduce op: rank ", rank_,
+                 " passed ", sig.extra, ", rank ", r, " passed ", int64_t(theirs[3]));
     }
+  }
+
+  // A small all-reduce in one exchange: the data rides in the signature slots, and every rank
+  // reduces the slots in rank order (the same operations everywhere, so the same bits). The check
+  // then costs no extra round trip.
+  void small_allreduce(Tensor& c, const Signature& sig, const Func& fn, uint32_t tag) {
+    const std::vector<uint64_t> all =
+        exchange_slots("all_reduce", sig, c.data_ptr(), c.nbytes(), tag);
+    auto payload = [&](int r) { return all.data() + slot_words() * size_t(r) + 4; };
+    std::memcpy(c.data_ptr(), payload(0), c.nbytes());
+    for (int r = 1; r < size_; ++r) fn(c.data_ptr(), c.data_ptr(), payload(r), size_t(c.numel()));
   }
 
   // all_to_all_single: what rank j sends to rank i must be what rank i expects from rank j (the

@@ -106,6 +106,13 @@ def collectives():
         out = torch.zeros(n, dtype=dtype)
         dist.reduce_scatter_tensor(out, big)
         close(out, torch.tensor(sum(e.to(torch.complex128).numpy() for e in everyone)), dtype)
+    # above 4 KiB all_reduce takes Gloo's ring instead of the one-exchange path
+    for dtype in (torch.float32, torch.float64, torch.int64):
+        big = [value(r, 3001, dtype) for r in range(world)]
+        for op, ref in ((dist.ReduceOp.SUM, np.sum), (dist.ReduceOp.MAX, np.max)):
+            t = value(rank, 3001, dtype)
+            dist.all_reduce(t, op=op)
+            close(t, torch.tensor(ref(np.stack([b.numpy() for b in big]), axis=0)), dtype)
     # bool: SUM is or, PRODUCT is and
     b = torch.tensor([rank == 0, True, False])
     dist.all_reduce(b)
@@ -209,6 +216,11 @@ def collectives():
         assert "not in the group" in str(e)
     try:
         dist.all_reduce(torch.zeros(4 + rank))
+        raise AssertionError("expected RuntimeError")
+    except RuntimeError as e:
+        assert "mismatched tensors across ranks" in str(e), e
+    try:  # one rank below the one-exchange size, the other above it
+        dist.all_reduce(torch.zeros(4 if rank == 0 else 5000))
         raise AssertionError("expected RuntimeError")
     except RuntimeError as e:
         assert "mismatched tensors across ranks" in str(e), e

@@ -7,17 +7,20 @@ Gloo over loopback, in the same processes.
 Starts --world rank processes (one thread each: OMP_NUM_THREADS=1 and set_num_threads(1)), each
 with an ember and a torch process group (two stores, two ports). Two parts, printed by rank 0:
 
-  all_reduce   float32 SUM of each size; per round each side runs the same number of calls back
-               to back (enough for about 0.2 s) after a barrier, the sides alternating which goes
-               first. Bus bandwidth = bytes x 2(n-1)/n / median time per call (NCCL-tests'
-               definition); ratio = ember bandwidth / torch bandwidth (above 1: ember faster).
+  all_reduce   float32 SUM of each size (--sizes 4: one element, the latency); per round each
+               side runs the same number of calls back to back (enough for about 0.2 s) after a
+               barrier, the sides alternating which goes first. Bus bandwidth = bytes x
+               2(n-1)/n / median time per call (NCCL-tests' definition), also shown as
+               microseconds per call; ratio = ember bandwidth / torch bandwidth (above 1: ember
+               faster).
   DDP step     ResNet-50 (benchmarks/models/resnet.py, the same code for both) wrapped in each
                library's DistributedDataParallel, batch 8 per rank of random 224x224 images,
                SGD momentum; one ember step, one torch step, and so on. Median step time after
                the first two; ratio = torch time / ember time (above 1: ember faster).
 
-ember checks each collective's shapes across ranks first (a 32-byte exchange; torch does not),
-which the small all_reduce rows include.
+ember checks each collective's shapes across ranks first (an all-gather of fixed-size slots;
+torch does not); an all_reduce of up to 4 KiB rides in that exchange, larger ones pay one more
+round trip. EMBER_DISTRIBUTED_CHECKS=0 measures without the check.
 """
 
 import argparse
@@ -77,7 +80,8 @@ def rank_main(args):
             print(*a, flush=True)
 
     say(f"all_reduce, float32 SUM, {world} ranks over loopback, 1 thread each")
-    say(f"{'size':>9} {'ember GB/s':>11} {'torch GB/s':>11} {'ratio':>6}")
+    head = ["ember us", "torch us", "ember GB/s", "torch GB/s"]
+    say(f"{'size':>9} " + " ".join(f"{h:>10}" for h in head) + f" {'ratio':>6}")
     for size in [parse_size(s) for s in args.sizes.split(",")]:
         numel = size // 4
         tensors = {n: lib.ones(numel) for n, lib in libs.items()}
@@ -100,12 +104,11 @@ def rank_main(args):
                 for _ in range(calls):
                     d.all_reduce(t)
                 times[name].append((time.perf_counter() - start) / calls)
-        bus = {
-            n: size * 2 * (world - 1) / world / statistics.median(v) / 1e9 for n, v in times.items()
-        }
+        per_call = {n: statistics.median(v) for n, v in times.items()}
+        bus = {n: size * 2 * (world - 1) / world / t / 1e9 for n, t in per_call.items()}
         say(
-            f"{human(size):>9} {bus['ember']:11.3f} {bus['torch']:11.3f} "
-            f"{bus['ember'] / bus['torch']:6.2f}"
+            f"{human(size):>9} {per_call['ember'] * 1e6:10.0f} {per_call['torch'] * 1e6:10.0f} "
+            f"{bus['ember']:10.3f} {bus['torch']:10.3f} {bus['ember'] / bus['torch']:6.2f}"
         )
 
     if args.skip_ddp:

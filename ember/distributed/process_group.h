@@ -39,7 +39,8 @@ const char* reduce_op_name(ReduceOp op);
 class Work {
  public:
   virtual ~Work() = default;
-  // Waits for completion (timeout < 0: the group's timeout) and rethrows its error.
+  // Waits for completion (timeout < 0: without a limit of its own; the collective fails by
+  // itself after the group's timeout) and rethrows its error.
   virtual void wait(Millis timeout = Millis(-1));
   bool is_completed();
   bool is_success();
@@ -62,9 +63,9 @@ class Work {
 struct ProcessGroupOptions {
   Millis timeout{1'800'000};  // PyTorch's default for Gloo: 30 minutes
   // Compare each collective's name, dtype, element count and root/op across ranks before it
-  // moves data (a 64-byte all-reduce): a mismatch is then an error on every rank instead of
-  // Gloo aborting the process. EMBER_DISTRIBUTED_CHECKS=0 turns it off (docs/design/
-  // distributed.md has its cost).
+  // moves data (an all-gather of fixed-size slots): a mismatch is then an error on every rank
+  // instead of Gloo aborting the process. EMBER_DISTRIBUTED_CHECKS=0 turns it off
+  // (docs/design/distributed.md has its cost).
   bool check_signatures = true;
 };
 
@@ -103,7 +104,7 @@ class ProcessGroup {
                                               std::vector<int64_t> input_splits) = 0;
   virtual std::shared_ptr<Work> barrier() = 0;
   virtual std::shared_ptr<Work> send(Tensor tensor, int dst, int tag) = 0;
-  // src < 0: from any rank; the sender's rank is then recv_source() of the returned Work.
+  // src < 0: from any rank; the returned Work is a RecvWork whose source_rank() says which.
   virtual std::shared_ptr<Work> recv(Tensor tensor, int src, int tag) = 0;
 
  protected:
@@ -118,9 +119,6 @@ class RecvWork : public Work {
  protected:
   int source_ = -1;
 };
-
-// True when ember was built with Gloo (the build says so; docs/design/distributed.md).
-bool gloo_available();
 
 // Gloo over TCP. The constructor rendezvouses through `store` with the other size()-1 ranks
 // (each publishes its addresses, then connects to every other: a full mesh).

@@ -33,8 +33,6 @@
 
 namespace ember::distributed {
 
-bool gloo_available() { return true; }
-
 namespace {
 
 using Func = gloo::AllreduceOptions::Func;
@@ -152,14 +150,10 @@ void with_element(size_t size, F&& f) {
 
 // The host name Gloo listens on: GLOO_SOCKET_IFNAME's interface when set, else this machine's
 // name if it resolves, else the loopback address (a single machine).
-gloo::transport::tcp::attr device_attr(const ProcessGroupOptions&) {
+gloo::transport::tcp::attr device_attr() {
   gloo::transport::tcp::attr attr;
   if (const char* iface = std::getenv("GLOO_SOCKET_IFNAME"); iface && *iface) {
     attr.iface = iface;
-    return attr;
-  }
-  if (const char* host = std::getenv("EMBER_GLOO_HOSTNAME"); host && *host) {
-    attr.hostname = host;
     return attr;
   }
   char name[256] = {};
@@ -178,13 +172,13 @@ gloo::transport::tcp::attr device_attr(const ProcessGroupOptions&) {
 }
 
 // One Gloo device (its listening socket and event loop thread) serves every group of a process.
-std::shared_ptr<gloo::transport::Device> device(const ProcessGroupOptions& options) {
+std::shared_ptr<gloo::transport::Device> device() {
   static std::mutex mutex;
   static std::shared_ptr<gloo::transport::Device> dev;
   std::lock_guard lock(mutex);
   if (!dev) {
     try {
-      dev = gloo::transport::tcp::CreateDevice(device_attr(options));
+      dev = gloo::transport::tcp::CreateDevice(device_attr());
     } catch (const std::exception& e) {
       EMBER_FAIL("[init_process_group] Gloo could not open a TCP device: ", e.what(),
                  " (set GLOO_SOCKET_IFNAME to the network interface to use)");
@@ -271,7 +265,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     context->setTimeout(options_.timeout);
     GlooStore gloo_store(store_);
     try {
-      auto dev = device(options_);
+      auto dev = device();
       context->connectFullMesh(gloo_store, dev);
     } catch (const ember::Error&) {
       throw;
@@ -623,7 +617,7 @@ class ProcessGroupGloo final : public ProcessGroup {
           const uint32_t check_tag = next_tag_++, op_tag = next_tag_++;
           check_signature(task, check_tag);
           task.fn(task.sig.checks_itself ? check_tag : op_tag);
-        } catch (const ember::Error& e) {
+        } catch (const ember::Error&) {
           error = std::current_exception();
         } catch (const std::exception& e) {
           const std::string msg = describe(task.name, e);
@@ -639,10 +633,8 @@ class ProcessGroupGloo final : public ProcessGroup {
     }
   }
 
-  // Exchanges the task's signature with every rank (a 32-byte all-gather) and fails, on every
-  // rank alike, when they differ; the group stays usable. (A 64-byte all-reduce of each field's
-  // minimum and maximum was tried instead: back to back with the collective it was 5-10 times
-  // slower here.)
+  // Compares the task's signature across ranks (exchange_slots) and fails, on every rank alike,
+  // when they differ; the group stays usable.
   void check_signature(const Task& task, uint32_t tag) {
     if (size_ == 1 || !options_.check_signatures || task.sig.checks_itself) return;
     exchange_slots(task.name, task.sig, nullptr, 0, tag);
@@ -754,12 +746,13 @@ class ProcessGroupGloo final : public ProcessGroup {
     }
     if (!found.empty()) {
       for (size_t i = 0; i < found.size(); ++i) os << (i ? ", " : "") << found[i];
-    } else if (timed_out) {
-      os << "timed out after " << options_.timeout.count() << " ms waiting for a peer";
-      if (size_ == 2) os << " (rank " << 1 - rank_ << ")";
     } else {
-      os << "lost the connection to a peer";
-      if (size_ == 2) os << " (rank " << 1 - rank_ << ")";
+      if (timed_out) {
+        os << "timed out after " << options_.timeout.count() << " ms waiting for a peer";
+      } else {
+        os << "lost the connection to a peer";
+      }
+      if (size_ == 2) os << " (rank " << 1 - rank_ << ")";  // the only peer there is
     }
     os << ". Every rank must call the same collectives in the same order with tensors of the "
           "same shape and dtype. Gloo: "

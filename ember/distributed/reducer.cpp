@@ -271,6 +271,16 @@ void Reducer::prepare_for_backward(const TensorList& outputs) {
   if (s.options.find_unused_parameters) s.mark_unused(outputs);
 }
 
+void Reducer::shadow_backward() {
+  State& s = *state_;
+  NoGradGuard no_grad;
+  // The order finalize() leaves on the group's queue: buckets by index, then the bitmap.
+  for (const auto& b : s.buckets) s.group->allreduce(zeros_like(b.flat), ReduceOp::Avg)->wait();
+  if (s.locally_used.defined()) {
+    s.group->allreduce(zeros_like(s.locally_used), ReduceOp::Max)->wait();
+  }
+}
+
 void Reducer::set_sync(bool sync) { state_->sync = sync; }
 bool Reducer::sync() const { return state_->sync; }
 

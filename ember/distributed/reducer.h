@@ -43,6 +43,11 @@ class Reducer {
   void set_sync(bool sync);
   bool sync() const;
 
+  // DDP.join(): the collectives one synced backward issues (each bucket's all-reduce, then the
+  // unused-parameter bitmap), with zeros, so that a rank whose data ran out keeps matching the
+  // ranks that still train. Waits for them.
+  void shadow_backward();
+
   // Each bucket's parameter indices, in bucket order (tests, and DDP's repr).
   std::vector<std::vector<size_t>> bucket_indices() const;
 

@@ -40,7 +40,6 @@ nb::bytes from_bytes(const Bytes& b) {
 
 void init_distributed(nb::module_& m) {
   nb::module_ d = m.def_submodule("_distributed", "collectives across processes (Gloo)");
-  d.def("gloo_available", &gloo_available);
 
   nb::class_<Store>(d, "Store")
       .def(
@@ -192,6 +191,7 @@ void init_distributed(nb::module_& m) {
           nb::arg("gradient_as_bucket_view"))
       .def("prepare_for_backward", &Reducer::prepare_for_backward, nb::arg("outputs"))
       .def("set_sync", &Reducer::set_sync, nb::arg("sync"))
+      .def("shadow_backward", &Reducer::shadow_backward, Release())
       .def("bucket_indices", &Reducer::bucket_indices);
 
   d.def(

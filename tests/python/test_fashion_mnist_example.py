@@ -7,6 +7,8 @@ import io
 import os
 import pathlib
 import struct
+import subprocess
+import sys
 
 import pytest
 
@@ -104,9 +106,6 @@ def test_limit_and_resume_refuses_other_flags(example, small_root, tmp_path):
 def test_data_parallel_run_follows_the_one_process_run(small_root, tmp_path):
     """--nproc 2: two ranks under the launcher, each with half of every batch. Batch norm sees
     16 images per rank instead of 32, so the numbers are close to one process's, not equal."""
-    import subprocess
-    import sys
-
     runs = {}
     for nproc in (1, 2):
         out = subprocess.run(
@@ -130,6 +129,7 @@ def test_data_parallel_run_follows_the_one_process_run(small_root, tmp_path):
         )
         assert out.returncode == 0, out.stdout + out.stderr
         assert out.stdout.count("final test accuracy") == 1, out.stdout  # rank 0 only
+        assert ("on each of 2 ranks" in out.stdout) == (nproc == 2), out.stdout
         runs[nproc] = ember.load(str(tmp_path / str(nproc) / "fashion_mnist.ckpt.safetensors"))
     assert runs[2]["epoch"] == 2
     one, two = runs[1]["history"], runs[2]["history"]

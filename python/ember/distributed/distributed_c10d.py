@@ -8,7 +8,6 @@ collectives run on its own worker thread without the GIL. Ranks given to the fun
 
 from __future__ import annotations
 
-import io
 import os
 import pickle
 from datetime import timedelta
@@ -131,7 +130,6 @@ class _State:
         self.default = None  # the default ProcessGroup
         self.store = None  # the store it was made from (new_group makes prefixed stores on it)
         self.ranks: dict[Any, list[int]] = {}  # group -> its global ranks, in group-rank order
-        self.backend: dict[Any, str] = {}
         self.group_count = 0
 
 
@@ -139,7 +137,7 @@ _state = _State()
 
 
 def is_gloo_available() -> bool:
-    return _D.gloo_available()
+    return True  # ember's build requires Gloo (cmake/EmberDependencies.cmake)
 
 
 def is_nccl_available() -> bool:
@@ -287,7 +285,7 @@ def init_process_group(
     """Starts the default group: every rank calls it, and it returns when all have connected."""
     if _state.default is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    name = _check_backend(backend)
+    _check_backend(backend)
     timeout = default_pg_timeout if timeout is None else timeout
     if not isinstance(timeout, timedelta):
         raise TypeError(
@@ -306,7 +304,6 @@ def init_process_group(
     _state.default = pg
     _state.store = store
     _state.ranks[pg] = list(range(world_size))
-    _state.backend[pg] = name
     _state.group_count = 0
 
 
@@ -318,7 +315,6 @@ def destroy_process_group(group=None) -> None:
         _state = _State()
         return
     _state.ranks.pop(group, None)
-    _state.backend.pop(group, None)
 
 
 def new_subgroups(
@@ -353,7 +349,7 @@ def new_group(
     """A group of some ranks. Every rank of the default group must call it, in the same order
     (the groups are numbered by their calls); a rank outside `ranks` gets NON_GROUP_MEMBER."""
     world = _default("new_group")
-    name = _check_backend(backend) if backend is not None else _state.backend[world]
+    _check_backend(backend)
     size = world.size()
     ranks = list(range(size)) if ranks is None else sorted(int(r) for r in ranks)
     for r in ranks:
@@ -369,7 +365,6 @@ def new_group(
     timeout = world.timeout if timeout is None else timeout
     pg = _D.make_gloo(_D.PrefixStore(prefix, _state.store), ranks.index(me), len(ranks), timeout)
     _state.ranks[pg] = ranks
-    _state.backend[pg] = name
     return pg
 
 
@@ -407,7 +402,7 @@ def get_backend(group=None) -> str:
     pg = _group(group, "get_backend")
     if pg is None:
         raise ValueError("Invalid process group specified")
-    return _state.backend[pg]
+    return pg.name()
 
 
 def get_process_group_ranks(group) -> list[int]:
@@ -452,6 +447,19 @@ def _check_list(ts, op: str, name: str) -> None:
         raise TypeError(f"{op}: {name} must be a list of Tensors")
 
 
+def _flatten(tensors) -> ember.Tensor:
+    """The tensors' elements, one after the other, in one 1-d tensor."""
+    return ember.cat([t.reshape(-1) for t in tensors])
+
+
+def _unflatten_into(flat, tensors) -> None:
+    """The inverse of _flatten: consecutive pieces of flat copied into each tensor."""
+    offset = 0
+    for t in tensors:
+        t.copy_(flat[offset : offset + t.numel()].view(t.shape))
+        offset += t.numel()
+
+
 def _finish(work, async_op: bool):
     if async_op:
         return work
@@ -494,12 +502,9 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _group(group, "all_reduce_coalesced")
     if pg is None or not tensors:
         return None
-    flat = ember.cat([t.reshape(-1) for t in tensors])
+    flat = _flatten(tensors)
     pg.allreduce(flat, op).wait()
-    offset = 0
-    for t in tensors:
-        t.copy_(flat[offset : offset + t.numel()].view(t.shape))
-        offset += t.numel()
+    _unflatten_into(flat, tensors)
     return _CompletedWork() if async_op else None
 
 
@@ -563,8 +568,7 @@ _reduce_scatter_base = reduce_scatter_tensor
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     _check_tensor(output, "reduce_scatter", "output")
     _check_list(input_list, "reduce_scatter", "input_list")
-    flat = ember.cat([t.reshape(-1) for t in input_list])
-    return reduce_scatter_tensor(output, flat, op, group, async_op)
+    return reduce_scatter_tensor(output, _flatten(input_list), op, group, async_op)
 
 
 def all_to_all_single(
@@ -587,15 +591,12 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     pg = _group(group, "all_to_all")
     if pg is None:
         return None
-    send = ember.cat([t.reshape(-1) for t in input_tensor_list])
+    send = _flatten(input_tensor_list)
     recv = ember.empty(sum(t.numel() for t in output_tensor_list), dtype=send.dtype)
     pg.alltoall_base(
         recv, send, [t.numel() for t in output_tensor_list], [t.numel() for t in input_tensor_list]
     ).wait()
-    offset = 0
-    for t in output_tensor_list:
-        t.copy_(recv[offset : offset + t.numel()].view(t.shape))
-        offset += t.numel()
+    _unflatten_into(recv, output_tensor_list)
     return _CompletedWork() if async_op else None
 
 
@@ -698,9 +699,7 @@ def batch_isend_irecv(p2p_op_list):
 
 
 def _to_tensor(obj) -> ember.Tensor:
-    buf = io.BytesIO()
-    pickle.Pickler(buf).dump(obj)
-    return ember.frombuffer(bytearray(buf.getvalue()), dtype=ember.uint8)
+    return ember.frombuffer(bytearray(pickle.dumps(obj)), dtype=ember.uint8)
 
 
 def _from_tensor(t: ember.Tensor, size: int):

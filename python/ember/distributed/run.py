@@ -216,6 +216,24 @@ def _describe(code: int) -> str:
     return f"exited with code {code}"
 
 
+def _monitor(procs, interval, stopping):
+    """Waits until every worker has exited with 0 (returns None), one has failed (returns its
+    (local rank, exit code)), or the launcher got a signal (`stopping`; returns None)."""
+    watch = _ExitWatch(procs)
+    try:
+        while not stopping:
+            codes = [p.poll() for p in procs]
+            for local, code in enumerate(codes):
+                if code not in (None, 0):
+                    return local, code
+            if all(c == 0 for c in codes):
+                return None
+            watch.wait(interval)
+        return None
+    finally:
+        watch.close()
+
+
 def run(args) -> int:
     port = args.master_port
     if port == 0:
@@ -233,20 +251,10 @@ def run(args) -> int:
     try:
         while True:
             procs = _start(args, port, run_id, restart)
-            watch = _ExitWatch(procs)
-            failed = None
-            while True:
-                if stopping:
-                    _stop(procs)
-                    return 128 + stopping[0]
-                codes = [p.poll() for p in procs]
-                for local, code in enumerate(codes):
-                    if code not in (None, 0) and failed is None:
-                        failed = (local, code)
-                if failed is not None or all(c == 0 for c in codes):
-                    break
-                watch.wait(args.monitor_interval)
-            watch.close()
+            failed = _monitor(procs, args.monitor_interval, stopping)
+            if stopping:
+                _stop(procs)
+                return 128 + stopping[0]
             if failed is None:
                 return 0
             _stop(procs)

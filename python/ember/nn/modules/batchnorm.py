@@ -110,14 +110,19 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
-    def forward(self, input):
-        self._check_input_dim(input)
+    def _update_factor(self) -> float:
+        """The running statistics' update weight for this forward: momentum, or 1/k for the
+        k-th batch when momentum is None (a cumulative average). Counts the batch in training."""
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             if self.momentum is None:
-                # Cumulative moving average: batch k gets weight 1/k.
                 factor = 1.0 / float(self.num_batches_tracked)
+        return factor
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = self._update_factor()
         # In eval mode, batch statistics are used only when there are no running stats.
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
         use_running = not self.training or self.track_running_stats
@@ -237,16 +242,12 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         import ember.distributed as dist
 
-        self._check_input_dim(input)
         group = self.process_group
         if not (self.training and dist.is_initialized() and dist.get_world_size(group) > 1):
             return super().forward(input)
-        factor = 0.0 if self.momentum is None else self.momentum
+        self._check_input_dim(input)
+        factor = self._update_factor()
         track = self.track_running_stats and self.running_mean is not None
-        if track and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
-            if self.momentum is None:
-                factor = 1.0 / float(self.num_batches_tracked)
         return _SyncBatchNorm.apply(
             input,
             self.weight,

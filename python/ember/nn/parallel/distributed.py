@@ -101,12 +101,7 @@ class DistributedDataParallel(Module):
         self.require_forward_param_sync = True
         cap_mb = _DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb
         self.bucket_bytes_cap = int(cap_mb * 1024 * 1024)
-        # Rank 0's state everywhere, before the first forward.
-        state = [p.detach() for p in module.parameters()]
-        state += [b.detach() for b in module.buffers()]
-        if state:
-            _D.broadcast_coalesced(pg, state, 0)
-        self._trainable = params
+        self._broadcast_state(0)  # rank 0's state everywhere, before the first forward
         self._joining = False
         self._join_steps = 0
         self.reducer = _D.Reducer(
@@ -124,14 +119,26 @@ class DistributedDataParallel(Module):
             sync = ember.is_grad_enabled() and self.require_backward_grad_sync
             _join_count(self.process_group, 1, sync)
             self._join_steps += 1
-        if self.broadcast_buffers and self.require_forward_param_sync:
-            buffers = [b.detach() for b in self.module.buffers()]
-            if buffers and self.process_group.size() > 1:
-                _D.broadcast_coalesced(self.process_group, buffers, 0)
+        self._sync_buffers()
         output = self.module(*inputs, **kwargs)
         if ember.is_grad_enabled() and self.require_backward_grad_sync:
-            self.reducer.prepare_for_backward(_tensors_in(output, []))
+            # Only find_unused_parameters walks the graph from the outputs.
+            outputs = _tensors_in(output, []) if self.find_unused_parameters else []
+            self.reducer.prepare_for_backward(outputs)
         return output
+
+    def _sync_buffers(self):
+        """broadcast_buffers: rank 0's buffers (batch norm statistics) before each forward."""
+        if self.broadcast_buffers and self.require_forward_param_sync:
+            _D.broadcast_coalesced(
+                self.process_group, [b.detach() for b in self.module.buffers()], 0
+            )
+
+    def _broadcast_state(self, root):
+        """Rank `root`'s parameters and buffers to every rank."""
+        state = [p.detach() for p in self.module.parameters()]
+        state += [b.detach() for b in self.module.buffers()]
+        _D.broadcast_coalesced(self.process_group, state, root)
 
     @contextlib.contextmanager
     def no_sync(self):
@@ -173,35 +180,19 @@ class DistributedDataParallel(Module):
         finally:
             self._joining = False
         pg = self.process_group
-        trainable = self._trainable
-        buckets = [
-            ember.zeros(sum(trainable[i].numel() for i in b), dtype=trainable[b[0]].dtype)
-            for b in self.reducer.bucket_indices()
-        ]
-        while True:
+        while True:  # mirror each iteration of the ranks still training
             training, syncing = _join_count(pg, 0, 0)
             if training == 0:
                 break
-            if self.broadcast_buffers and self.require_forward_param_sync:
-                buffers = [b.detach() for b in self.module.buffers()]
-                if buffers and pg.size() > 1:
-                    _D.broadcast_coalesced(pg, buffers, 0)
-            if syncing == 0:
-                continue
-            for flat in buckets:
-                pg.allreduce(flat.zero_(), _D.ReduceOp.AVG).wait()
-            if self.find_unused_parameters:
-                used = ember.zeros(len(trainable), dtype=ember.int32)
-                pg.allreduce(used, _D.ReduceOp.MAX).wait()
+            self._sync_buffers()
+            if syncing:
+                self.reducer.shadow_backward()
         # Everyone ends with the model of the rank that trained longest (the highest such rank).
         steps = ember.zeros(pg.size())
         steps[pg.rank()] = float(self._join_steps)
         pg.allreduce(steps, _D.ReduceOp.SUM).wait()
         most = steps.max().item()
-        last = max(r for r in range(pg.size()) if steps[r].item() == most)
-        state = [p.detach() for p in self.module.parameters()]
-        state += [b.detach() for b in self.module.buffers()]
-        _D.broadcast_coalesced(pg, state, last)
+        self._broadcast_state(max(r for r in range(pg.size()) if steps[r].item() == most))
 
     def register_comm_hook(self, state, hook):
         raise NotImplementedError(
@@ -210,5 +201,6 @@ class DistributedDataParallel(Module):
         )
 
     def _bucket_indices(self):
-        """Each bucket's parameter indices (into module.parameters()), in reduction order."""
+        """Each bucket's parameter indices (into the parameters that require grad), in reduction
+        order."""
         return self.reducer.bucket_indices()
